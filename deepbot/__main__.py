@@ -1,0 +1,5 @@
+import sys
+
+from deepbot.cli import main
+
+sys.exit(main())

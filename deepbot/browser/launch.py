@@ -1,0 +1,70 @@
+"""Finding and launching Chromium.
+
+The order is: ``$DEEPBOT_CHROMIUM``, the OS package (``/usr/bin/chromium``), then a
+Playwright-managed build if one was installed with ``playwright install chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from playwright.async_api import Browser, Playwright
+from playwright.async_api import Error as PlaywrightError
+
+from deepbot.errors import BrowserNotFoundError, BrowserError
+
+INSTALL_HINT = (
+    "Install one with `sudo bash scripts/install-chromium.sh` (Debian's `chromium` package), "
+    "or point DEEPBOT_CHROMIUM at a Chromium/Chrome executable."
+)
+
+# Without the background-networking flags Chromium keeps dialling Google services,
+# which a closed network refuses many times a second; --no-sandbox is needed as root.
+CHROMIUM_ARGS: tuple[str, ...] = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+)
+
+SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+
+
+def find_chromium(playwright: Playwright | None = None) -> str:
+    """Return the path of the Chromium to launch, or raise BrowserNotFoundError."""
+    env = os.environ.get("DEEPBOT_CHROMIUM")
+    if env:
+        path = shutil.which(env) or env
+        if not Path(path).is_file():
+            raise BrowserNotFoundError(f"DEEPBOT_CHROMIUM={env!r} is not a file. {INSTALL_HINT}")
+        return path
+    for candidate in SYSTEM_CHROMIUM:
+        if Path(candidate).is_file():
+            return candidate
+    if playwright is not None:
+        managed = playwright.chromium.executable_path
+        if managed and Path(managed).is_file():
+            return managed
+    raise BrowserNotFoundError(f"No Chromium found. {INSTALL_HINT}")
+
+
+async def launch_chromium(
+    playwright: Playwright, *, headless: bool = True, extra_args: tuple[str, ...] = ()
+) -> Browser:
+    """Launch Chromium with the flags this environment needs."""
+    executable = find_chromium(playwright)
+    try:
+        return await playwright.chromium.launch(
+            executable_path=executable,
+            headless=headless,
+            args=[*CHROMIUM_ARGS, *extra_args],
+        )
+    except PlaywrightError as exc:
+        raise BrowserError(f"could not launch Chromium at {executable}: {exc.message}") from exc

@@ -1,0 +1,58 @@
+"""DeepBot's exceptions: one tree, so callers can catch what they mean.
+
+    DeepBotError
+    ├── ConfigError            a crawl config (YAML or flags) is invalid
+    │   └── DomainError        a domain definition is invalid (names file, line, field)
+    ├── BrowserError           the browser could not do what was asked
+    │   ├── BrowserNotFoundError   no Chromium could be found to launch
+    │   ├── BrowserCrashedError    the browser or its page died mid-route
+    │   └── PageTimeoutError       a page or script did not settle in time
+    ├── ReplayError            a navigation sequence did not reach its page
+    ├── FormError              a form could not be analysed, filled or submitted
+    └── StoreError             the route or document store failed
+
+Playwright's own errors are translated in ``deepbot.browser`` and nowhere above it.
+NSEQL keeps its own tree (``nseql.NseqlError``) so the language stays usable alone.
+"""
+
+from __future__ import annotations
+
+
+class DeepBotError(Exception):
+    """Root of every error DeepBot raises on purpose."""
+
+
+class ConfigError(DeepBotError):
+    """A crawl configuration is invalid."""
+
+
+class DomainError(ConfigError):
+    """A domain definition is invalid; the message names file, line and field."""
+
+
+class BrowserError(DeepBotError):
+    """The browser failed to do what a route asked."""
+
+
+class BrowserNotFoundError(BrowserError):
+    """No Chromium executable was found."""
+
+
+class BrowserCrashedError(BrowserError):
+    """The browser process or a page crashed."""
+
+
+class PageTimeoutError(BrowserError):
+    """A navigation or script did not finish within its bound."""
+
+
+class ReplayError(DeepBotError):
+    """Replaying a navigation sequence did not reach the expected page."""
+
+
+class FormError(DeepBotError):
+    """A form could not be analysed, filled or submitted."""
+
+
+class StoreError(DeepBotError):
+    """The route store or document store failed."""
