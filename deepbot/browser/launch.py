@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.async_api import Browser, Playwright
 from playwright.async_api import Error as PlaywrightError
 
-from deepbot.errors import BrowserNotFoundError, BrowserError
+from deepbot.errors import BrowserError, BrowserNotFoundError
 
 INSTALL_HINT = (
     "Install one with `sudo bash scripts/install-chromium.sh` (Debian's `chromium` package), "
