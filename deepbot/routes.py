@@ -1,0 +1,138 @@
+"""The typed objects that travel between stages: SessionState, Route, Document.
+
+A Route is self-sufficient: a session snapshot (by digest) plus the NSEQL steps to
+run from it, so any worker on any machine can resume it. Each Route also carries the
+full NSEQL program from a fresh browser, which its Document keeps for replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Via(StrEnum):
+    """How a route was found."""
+
+    SEED = "seed"
+    LINK = "link"  # an anchor with an http(s) href
+    SCRIPT = "script"  # a click on a script-driven anchor or element
+    FORM = "form"  # a domain query submitted on a relevant form
+    NEXT = "next"  # pagination inside results
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SessionState(_Frozen):
+    """Cookies and localStorage, in Playwright's ``storage_state`` shape."""
+
+    cookies: tuple[dict[str, Any], ...] = ()
+    origins: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_playwright(cls, state: dict[str, Any]) -> SessionState:
+        return cls(cookies=tuple(state.get("cookies", ())), origins=tuple(state.get("origins", ())))
+
+    def to_playwright(self) -> dict[str, Any]:
+        return {"cookies": list(self.cookies), "origins": list(self.origins)}
+
+    @property
+    def empty(self) -> bool:
+        return not self.cookies and not any(o.get("localStorage") for o in self.origins)
+
+    def digest(self) -> str:
+        """Content address: identical snapshots are stored once."""
+        canonical = json.dumps(self.to_playwright(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+EMPTY_SESSION = SessionState()
+
+
+class Route(_Frozen):
+    """What a worker must do: restore ``session``, run ``steps``, process the page."""
+
+    key: str  # identity for dedupe; see route_key()
+    url: str  # the page this route is expected to reach (or act from)
+    via: Via
+    depth: int = 0
+    seed: str = ""
+    steps: str  # NSEQL from the session snapshot
+    program: str  # full NSEQL from a fresh browser
+    session: str | None = None  # SessionState digest; None means a fresh browser
+    parent: str | None = None  # key of the route whose page produced this one
+    priority: float = 0.0  # larger is leased earlier; ties go first-in, first-out
+    domain: str | None = None  # set for via=form
+    query: dict[str, str] | None = None  # the domain query, for via=form
+    form_url: str | None = None  # the page holding the form, for via=form
+
+
+class Document(_Frozen):
+    """What we keep of a visited page."""
+
+    route_key: str
+    url: str  # the route's URL
+    final_url: str  # where the browser ended up
+    title: str = ""
+    status: int | None = None
+    content_type: str = ""
+    text: str = ""
+    summary: str = ""
+    html: str = ""  # rendered DOM (stores compress it)
+    nseql: str  # full program from a fresh browser
+    via: Via
+    depth: int = 0
+    seed: str = ""
+    domain: str | None = None
+    query: dict[str, str] | None = None
+    form_url: str | None = None
+    size: int = 0
+    fetched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    meta: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return doc_id(self.route_key)
+
+
+def doc_id(route_key: str) -> str:
+    """Short stable id of the document a route produces."""
+    return hashlib.sha1(route_key.encode()).hexdigest()[:16]
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def canonical_url(url: str) -> str:
+    """Lower-case scheme and host, drop default port and fragment, sort the query."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    netloc = host
+    if parts.port and parts.port != _DEFAULT_PORTS.get(scheme):
+        netloc = f"{host}:{parts.port}"
+    if parts.username:
+        netloc = f"{parts.username}@{netloc}"
+    query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+
+
+def route_key(via: Via, url: str, parent: str | None = None, action: str = "") -> str:
+    """Identity of a route.
+
+    A plain link (or seed) is its canonical URL, wherever it was found. A script
+    click or a form submission is a hash of the parent route and the action, since
+    the same action from another page (or session) can lead elsewhere.
+    """
+    if via in (Via.SEED, Via.LINK):
+        return canonical_url(url)
+    digest = hashlib.sha256(f"{parent}\n{action}".encode()).hexdigest()[:24]
+    return f"{via.value}:{digest}"
