@@ -1,0 +1,75 @@
+"""``deepbot search QUERY``: ranked full-text search over a crawl's documents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from deepbot.config import DEFAULT_STORE
+from deepbot.routes import Via
+from deepbot.store.base import Hit
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "search",
+        help="search the stored documents",
+        description="Query syntax: words (all must match), AND, OR, NOT, (groups), \"phrases\", prefix*.",
+    )
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE), help="the crawl's store file")
+    p.add_argument("--limit", type=int, default=10, help="most hits to show (default 10)")
+    p.add_argument("--json", action="store_true", help="print the hits as a JSON array")
+    p.set_defaults(func=run)
+
+
+def reached(hit: Hit) -> str:
+    """How the page was reached, in words."""
+    if hit.via is Via.FORM:
+        query = ", ".join(f"{k}={v!r}" for k, v in (hit.query or {}).items())
+        where = f" on {hit.form_url}" if hit.form_url else ""
+        return f"form query{f' ({hit.domain})' if hit.domain else ''}: {query or '(empty)'}{where}"
+    return {Via.SEED: "seed", Via.LINK: "link", Via.SCRIPT: "script anchor", Via.NEXT: "next page"}[hit.via]
+
+
+def run(args: argparse.Namespace) -> int:
+    from deepbot.store import SqliteDocumentStore
+
+    with SqliteDocumentStore(args.store, create=False) as store:
+        hits = store.search(args.query, limit=args.limit)
+    if args.json:
+        rows = [{**hit.model_dump(mode="json"), "marked": hit.marked()} for hit in hits]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print(f"No documents match {args.query!r}.")
+        return 0
+    if sys.stdout.isatty():
+        _print_rich(hits)
+    else:
+        for i, hit in enumerate(hits, 1):
+            print(f"{i}. {hit.title or '(untitled)'}")
+            print(f"   {hit.url}")
+            if hit.snippet:
+                print(f"   {hit.marked()}")
+            print(f"   via {reached(hit)} · id {hit.doc_id} · score {hit.score:.2f}")
+    return 0
+
+
+def _print_rich(hits: list[Hit]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    for i, hit in enumerate(hits, 1):
+        console.print(Text.assemble((f"{i}. ", "dim"), (hit.title or "(untitled)", "bold")))
+        console.print(Text("   " + hit.url, style="cyan"))
+        if hit.snippet:
+            snippet = Text("   " + hit.snippet)
+            for start, end in hit.highlights:
+                snippet.stylize("bold yellow", start + 3, end + 3)
+            console.print(snippet)
+        console.print(Text(f"   via {reached(hit)} · id {hit.doc_id} · score {hit.score:.2f}", style="dim"))

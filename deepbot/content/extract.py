@@ -1,0 +1,278 @@
+"""Text out of HTML: the page title, all visible text, the main text and a summary.
+
+Pure functions over an HTML string (the rendered DOM). The stdlib parser is enough
+here: Chromium's serialisation is well formed, and the few repairs raw HTML needs
+(void elements, unclosed ``p``/``li``/``td``) are made while building the tree.
+
+Main text: boilerplate is dropped (nav/header/footer/aside/forms, ARIA landmarks
+such as ``role=navigation``, exact class/id tokens such as ``sidebar``), every
+element gets a score (its text length, link text counting less), and starting at
+``<main>`` (or ``<body>``) we descend into a child while that child holds most of
+the score. Where no child dominates, the text is spread across the children: that
+element is the densest block that still holds the content.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html import unescape
+from html.parser import HTMLParser
+
+
+def _names(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_VOID = _names("area base br col embed hr img input link meta param source track wbr")
+_INVISIBLE = _names("script style noscript template head title svg canvas iframe object")
+_BOILERPLATE_TAGS = _names("nav header footer aside button select textarea dialog menu")
+_BOILERPLATE_ROLES = _names(
+    "navigation banner contentinfo complementary search menu menubar dialog alertdialog"
+)
+# Exact class/id tokens only: "has-sidebar" on a content wrapper must not drop it.
+_BOILERPLATE_TOKENS = _names(
+    "nav navbar navigation menu sidebar header footer site-header site-footer breadcrumb "
+    "breadcrumbs skip-link cookie-banner cookies"
+)
+_NEVER_BOILERPLATE = _names("html body main article")
+_BLOCK = _names(
+    "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure "
+    "footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary table tbody "
+    "tfoot thead tr ul caption center"
+)
+# Elements whose content is one paragraph: main-text descent never goes inside them.
+_PARAGRAPH = _names("p pre blockquote h1 h2 h3 h4 h5 h6 li dt dd td th caption figcaption")
+# Opening one of these closes an open element of a tag in its set (raw HTML repairs).
+_AUTOCLOSE = {
+    "li": {"li"}, "dt": {"dt", "dd"}, "dd": {"dt", "dd"}, "tr": {"tr", "td", "th"},
+    "td": {"td", "th"}, "th": {"td", "th"}, "option": {"option"}, "p": {"p"},
+}
+_LINK_WEIGHT = 0.3  # link text is navigation more often than content
+_DOMINANT = 0.66  # a child holding this share of its parent's score is the better container
+_FORM_MAJORITY = 0.5  # a form holding this share of the page is a page wrapper (ASP.NET), not a form
+# Deeper elements become siblings at this depth, as Chromium's parser does at 512:
+# the tree walks recurse, and unclosed tags in raw HTML can nest without bound.
+_MAX_DEPTH = 256
+
+
+@dataclass(eq=False)
+class _Element:
+    tag: str
+    attrs: dict[str, str]
+    parent: _Element | None = None
+    children: list[_Element | str] = field(default_factory=list)
+    invisible: bool = False
+    boilerplate: bool = False
+    score: float = 0.0
+    chars: int = 0  # all visible text characters below, boilerplate included
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Element("#root", {})
+        self.stack: list[_Element] = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        closes = _AUTOCLOSE.get(tag, set())
+        if tag in _BLOCK:
+            closes = closes | {"p"}  # a block start ends an open paragraph
+        while len(self.stack) > 1 and self.stack[-1].tag in closes:
+            self.stack.pop()
+        if len(self.stack) >= _MAX_DEPTH:
+            self.stack.pop()  # the new element becomes a sibling: depth stays bounded
+        parent = self.stack[-1]
+        el = _Element(tag, {k: v or "" for k, v in attrs}, parent)
+        el.invisible = parent.invisible or tag in _INVISIBLE or _hidden(el.attrs)
+        el.boilerplate = parent.boilerplate or _boilerplate(tag, el.attrs)
+        parent.children.append(el)
+        if tag not in _VOID:
+            self.stack.append(el)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID and self.stack[-1].tag == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return  # an end tag with no open element is ignored, as browsers do
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def _hidden(attrs: dict[str, str]) -> bool:
+    style = attrs.get("style", "").replace(" ", "").lower()
+    return (
+        "hidden" in attrs
+        or attrs.get("aria-hidden", "").lower() == "true"
+        or "display:none" in style
+        or "visibility:hidden" in style
+    )
+
+
+def _boilerplate(tag: str, attrs: dict[str, str]) -> bool:
+    if tag in _NEVER_BOILERPLATE:
+        return False
+    if tag in _BOILERPLATE_TAGS or attrs.get("role", "").lower() in _BOILERPLATE_ROLES:
+        return True
+    tokens = set(attrs.get("class", "").lower().split()) | {attrs.get("id", "").lower()}
+    return bool(tokens & _BOILERPLATE_TOKENS)
+
+
+def _parse(html: str) -> _Element:
+    builder = _TreeBuilder()
+    builder.feed(html)
+    builder.close()
+    return builder.root
+
+
+# --- scoring -------------------------------------------------------------------------
+
+
+def _measure(el: _Element, in_link: bool = False) -> None:
+    """Fill ``chars`` (all visible text) and ``score`` (content text, links weighted)."""
+    in_link = in_link or el.tag == "a"
+    chars, score = 0, 0.0
+    for child in el.children:
+        if isinstance(child, str):
+            n = len(child.strip())
+            chars += n
+            score += n * (_LINK_WEIGHT if in_link else 1.0)
+        elif not child.invisible:
+            _measure(child, in_link)
+            chars += child.chars
+            score += 0.0 if child.boilerplate else child.score
+    el.chars, el.score = chars, score
+
+
+def _demote_small_forms(el: _Element, page_chars: int) -> bool:
+    """Mark forms holding a minority of the page as boilerplate; True if any was."""
+    demoted = False
+    for child in el.children:
+        if isinstance(child, _Element) and not child.invisible and not child.boilerplate:
+            if child.tag == "form" and child.chars < _FORM_MAJORITY * page_chars:
+                child.boilerplate = demoted = True
+            else:
+                demoted = _demote_small_forms(child, page_chars) or demoted
+    return demoted
+
+
+def _find(el: _Element, wanted: set[str], role: str = "") -> _Element | None:
+    for child in el.children:
+        if isinstance(child, _Element) and not child.invisible and not child.boilerplate:
+            if child.tag in wanted or (role and child.attrs.get("role", "").lower() == role):
+                return child
+            found = _find(child, wanted, role)
+            if found:
+                return found
+    return None
+
+
+def _main_element(root: _Element) -> _Element:
+    start = _find(root, {"main"}, role="main")
+    node = start if start is not None and start.score > 0 else (_find(root, {"body"}) or root)
+    while node.tag not in _PARAGRAPH:
+        children = [c for c in node.children if isinstance(c, _Element) and not c.invisible
+                    and not c.boilerplate]
+        best = max(children, key=lambda c: c.score, default=None)
+        if best is None or best.score <= 0 or best.score < _DOMINANT * node.score:
+            break
+        node = best
+    return node
+
+
+# --- rendering -----------------------------------------------------------------------
+
+_SPACE = re.compile(r"\s+")
+
+
+def _render(el: _Element, out: list[str], *, skip_boilerplate: bool) -> None:
+    for child in el.children:
+        if isinstance(child, str):
+            out.append(_SPACE.sub(" ", child))
+        elif child.invisible or (skip_boilerplate and child.boilerplate):
+            continue
+        elif child.tag == "br":
+            out.append("\n")
+        elif child.tag in _BLOCK:
+            out.append("\n")
+            _render(child, out, skip_boilerplate=skip_boilerplate)
+            out.append("\n")
+        else:
+            if child.tag in ("td", "th"):
+                out.append(" ")
+            _render(child, out, skip_boilerplate=skip_boilerplate)
+
+
+def _lines(parts: list[str]) -> str:
+    lines = (line.strip() for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+# --- public --------------------------------------------------------------------------
+
+
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def html_title(html: str) -> str:
+    """The first ``<title>`` text, whitespace collapsed; empty when there is none.
+
+    A regex, not a parse: the title is near the top and this runs on every page.
+    """
+    match = _TITLE.search(html)
+    return _SPACE.sub(" ", unescape(match.group(1))).strip() if match else ""
+
+
+def page_text(html: str) -> str:
+    """All visible text, one line per block; scripts, styles and hidden elements dropped."""
+    out: list[str] = []
+    _render(_parse(html), out, skip_boilerplate=False)
+    return _lines(out)
+
+
+def main_text(html: str) -> str:
+    """The page's main content as text, without navigation, headers, footers and forms."""
+    root = _parse(html)
+    _measure(root)
+    if _demote_small_forms(root, root.chars):
+        _measure(root)  # again, now without the forms' text
+    out: list[str] = []
+    _render(_main_element(root), out, skip_boilerplate=True)
+    return _lines(out)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
+_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
+
+
+def summarize(text: str, max_chars: int = 300, title: str = "") -> str:
+    """The first sentences of ``text`` that fit in ``max_chars``.
+
+    Lines that are not sentences (short headings, the title repeated) are skipped
+    when real sentences exist; a first sentence longer than the budget is
+    cut at a word boundary with an ellipsis.
+    """
+    if max_chars < 2:
+        return ""
+    parts = [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
+    sentences = [p for p in parts if _ENDS_SENTENCE.search(p) or len(p.split()) >= 6]
+    sentences = [p for p in sentences if p.casefold() != title.strip().casefold()] or parts
+    summary = ""
+    for sentence in sentences:
+        candidate = f"{summary} {sentence}".strip()
+        if len(candidate) > max_chars:
+            break
+        summary = candidate
+    if summary or not sentences:
+        return summary
+    first = sentences[0]
+    cut = first[: max_chars - 1]
+    if not first[max_chars - 1].isspace():  # the cut fell inside a word: drop that word
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"

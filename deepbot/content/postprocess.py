@@ -1,0 +1,79 @@
+"""The post-processing chain: ordered processors run on every visited page.
+
+A processor reads and widens a :class:`ProcessContext`: it may replace
+``ctx.document`` (``model_copy(update=...)``) or buffer new routes in ``ctx.routes``.
+The worker commits what the chain buffered (stores the document if
+``ctx.relevance.keep``, pushes ``ctx.routes``) only after the whole visit succeeded,
+so a retried route never duplicates output. Main text + summary lives here; Obtain
+Links and the Form Analyzer plug in the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from deepbot.content.extract import main_text, summarize
+from deepbot.content.filters import Decision
+from deepbot.content.handlers import Content, Fetched
+from deepbot.routes import Document, Route
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+
+@dataclass(slots=True)
+class ProcessContext:
+    """One visit, as the processors see it."""
+
+    route: Route
+    fetched: Fetched
+    content: Content
+    document: Document
+    relevance: Decision  # the relevance chain's verdict; processors run either way
+    page: Page | None = None  # the live page, for processors that need the browser
+    routes: list[Route] = field(default_factory=list)  # new routes, pushed after success
+
+
+class Processor(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    async def process(self, ctx: ProcessContext) -> None: ...
+
+
+class PostProcessChain:
+    """Runs processors in order. An exception ends the chain and fails the visit."""
+
+    def __init__(self, processors: Sequence[Processor] = ()) -> None:
+        self.processors = tuple(processors)
+
+    def then(self, *processors: Processor) -> PostProcessChain:
+        """A copy with processors appended."""
+        return PostProcessChain((*self.processors, *processors))
+
+    async def run(self, ctx: ProcessContext) -> ProcessContext:
+        for processor in self.processors:
+            await processor.process(ctx)
+        return ctx
+
+
+class MainTextProcessor:
+    """Replaces an HTML document's text with its main text, and writes the summary."""
+
+    name = "main-text"
+
+    def __init__(self, summary_chars: int = 300) -> None:
+        self.summary_chars = summary_chars
+
+    async def process(self, ctx: ProcessContext) -> None:
+        doc = ctx.document
+        text = doc.text
+        if doc.html:
+            # Parsing a big DOM is CPU work: off the event loop, so the browser keeps talking.
+            # An empty main text means extraction found nothing: keep the full text.
+            text = await asyncio.to_thread(main_text, doc.html) or doc.text
+        summary = summarize(text, self.summary_chars, title=doc.title)
+        ctx.document = doc.model_copy(update={"text": text, "summary": summary})

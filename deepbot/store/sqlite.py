@@ -1,0 +1,285 @@
+"""The embedded document store: documents and their full-text index in one SQLite file.
+
+The file is shared with the route frontier (``deepbot.frontier.sqlite``), so every
+name here starts with ``documents``: ``documents`` (one row per route key),
+``documents_fts`` (an FTS5 index over title, summary, text and final URL, reading its
+text from ``documents``), ``documents_meta`` (schema version). Triggers keep the
+index in step with every insert, update and delete, inside the same transaction.
+
+Same PRAGMAs as the frontier and for the same reasons: WAL (readers never block the
+writer), ``synchronous=NORMAL`` (a commit survives a killed process), and a busy
+timeout, since the frontier's connection writes to the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from os import PathLike, fspath
+from pathlib import Path
+from typing import Any
+
+from deepbot.errors import StoreError
+from deepbot.routes import Document, Via
+from deepbot.store.base import Hit
+from deepbot.store.fts import fts_query
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS documents_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    """CREATE TABLE IF NOT EXISTS documents (
+        seq INTEGER PRIMARY KEY,          -- first-stored order; the FTS rowid
+        id TEXT NOT NULL UNIQUE,          -- doc_id(route_key)
+        route_key TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL,
+        final_url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        status INTEGER,
+        content_type TEXT NOT NULL,
+        text TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        html BLOB,                        -- zlib of the UTF-8 DOM; NULL when there is none
+        nseql TEXT NOT NULL,
+        via TEXT NOT NULL,
+        depth INTEGER NOT NULL,
+        seed TEXT NOT NULL,
+        domain TEXT,
+        query TEXT,                       -- JSON object, for via=form
+        form_url TEXT,
+        size INTEGER NOT NULL,
+        fetched_at TEXT NOT NULL,         -- ISO 8601 with UTC offset
+        meta TEXT NOT NULL                -- JSON object
+    )""",
+    "CREATE INDEX IF NOT EXISTS documents_by_via ON documents (via)",
+    # External content: the index stores no second copy of the text; snippet() reads it
+    # from `documents`. Porter stemming so "books" finds "book".
+    """CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+        title, summary, text, final_url,
+        content='documents', content_rowid='seq', tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER IF NOT EXISTS documents_fts_ai AFTER INSERT ON documents BEGIN
+        INSERT INTO documents_fts (rowid, title, summary, text, final_url)
+        VALUES (new.seq, new.title, new.summary, new.text, new.final_url);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS documents_fts_ad AFTER DELETE ON documents BEGIN
+        INSERT INTO documents_fts (documents_fts, rowid, title, summary, text, final_url)
+        VALUES ('delete', old.seq, old.title, old.summary, old.text, old.final_url);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS documents_fts_au AFTER UPDATE ON documents BEGIN
+        INSERT INTO documents_fts (documents_fts, rowid, title, summary, text, final_url)
+        VALUES ('delete', old.seq, old.title, old.summary, old.text, old.final_url);
+        INSERT INTO documents_fts (rowid, title, summary, text, final_url)
+        VALUES (new.seq, new.title, new.summary, new.text, new.final_url);
+    END""",
+)
+
+_FIELDS = (
+    "id", "route_key", "url", "final_url", "title", "status", "content_type", "text", "summary", "html",
+    "nseql", "via", "depth", "seed", "domain", "query", "form_url", "size", "fetched_at", "meta",
+)  # fmt: skip
+_UPSERT = (
+    f"INSERT INTO documents ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len(_FIELDS))})"
+    " ON CONFLICT (route_key) DO UPDATE SET "
+    + ", ".join(f"{f} = excluded.{f}" for f in _FIELDS if f not in ("id", "route_key"))
+)
+# Column weights for bm25(), in index column order: a title match counts ten times a
+# body match, so a page *about* the query outranks one that mentions it.
+_WEIGHTS = (10.0, 2.0, 1.0, 2.0)
+_TITLE_HITS = "length(marked_title) - length(replace(marked_title, char(2), ''))"  # marks in the title
+_SNIPPET_TOKENS = 24
+_MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"  # control characters no page text carries
+
+
+def _row(doc: Document) -> tuple[Any, ...]:
+    return (
+        doc.id, doc.route_key, doc.url, doc.final_url, doc.title, doc.status, doc.content_type, doc.text,
+        doc.summary, zlib.compress(doc.html.encode()) if doc.html else None, doc.nseql, doc.via.value,
+        doc.depth, doc.seed, doc.domain, None if doc.query is None else json.dumps(doc.query),
+        doc.form_url, doc.size, doc.fetched_at.isoformat(), json.dumps(doc.meta),
+    )  # fmt: skip
+
+
+def _document(row: sqlite3.Row) -> Document:
+    columns = row.keys()  # `in row` would search the values, not the column names
+    data = {f: row[f] for f in _FIELDS if f not in ("id", "html") and f in columns}
+    data["query"] = None if row["query"] is None else json.loads(row["query"])
+    data["meta"] = json.loads(row["meta"])
+    if "html" in columns and row["html"] is not None:
+        data["html"] = zlib.decompress(row["html"]).decode()
+    return Document.model_validate(data)
+
+
+def _split_marks(marked: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``"a \\x02b\\x03 c"`` → ``("a b c", ((2, 3),))``."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos, start = 0, 0
+    for ch in marked:
+        if ch == _MARK_OPEN:
+            start = pos
+        elif ch == _MARK_CLOSE:
+            spans.append((start, pos))
+        else:
+            out.append(ch)
+            pos += 1
+    return "".join(out), tuple(spans)
+
+
+class SqliteDocumentStore:
+    """A DocumentStore in one SQLite file; safe to share between threads and processes."""
+
+    def __init__(self, path: str | PathLike[str], *, create: bool = True, timeout_s: float = 30.0) -> None:
+        name = fspath(path)
+        if not create and name != ":memory:" and not Path(name).is_file():
+            raise StoreError(f"no document store at {name}")
+        self.path = name
+        self._lock = threading.Lock()  # one connection, shared by threads
+        try:
+            self._db = sqlite3.connect(name, timeout=timeout_s, isolation_level=None, check_same_thread=False)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")  # also where a non-SQLite file is found out
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open document store {name}: {exc}") from exc
+        with self._write() as db:
+            for statement in _SCHEMA:
+                db.execute(statement)
+            db.execute("INSERT OR IGNORE INTO documents_meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            (version,) = db.execute("SELECT value FROM documents_meta WHERE name = 'schema'").fetchone()
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"document store {name} has schema {version}, expected {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SqliteDocumentStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions ---------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; sqlite3 errors become StoreError here and only here."""
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlocks
+                try:
+                    yield db
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"document store {self.path}: {exc}") from exc
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"document store {self.path}: {exc}") from exc
+
+    # -- documents ------------------------------------------------------------------
+
+    def upsert(self, doc: Document) -> bool:
+        row = _row(doc)
+        with self._write() as db:
+            known = db.execute("SELECT 1 FROM documents WHERE route_key = ?", (doc.route_key,)).fetchone()
+            db.execute(_UPSERT, row)
+        return known is None
+
+    def get(self, doc_id: str) -> Document | None:
+        rows = self._read("SELECT * FROM documents WHERE id = ?", (doc_id,))
+        return _document(rows[0]) if rows else None
+
+    def iter_documents(self, *, html: bool = True, batch: int = 200) -> Iterator[Document]:
+        # Keyset pages, each read under the lock: no cursor stays open across yields,
+        # so writers (other threads, the crawl) are never blocked by a slow consumer.
+        columns = ", ".join(f for f in ("seq", *_FIELDS) if html or f != "html")
+        after = 0
+        while True:
+            rows = self._read(
+                f"SELECT {columns} FROM documents WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield _document(row)
+            after = rows[-1]["seq"]
+
+    def count(self) -> int:
+        return int(self._read("SELECT count(*) FROM documents")[0][0])
+
+    def counts_by_via(self) -> dict[Via, int]:
+        rows = self._read("SELECT via, count(*) FROM documents GROUP BY via ORDER BY via")
+        return {Via(via): n for via, n in rows}
+
+    # -- search ---------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10) -> list[Hit]:
+        """Ranked by how many query tokens the title holds, then by BM25 over all columns.
+
+        FTS5's BM25 saturates term frequency over the whole row, so a column weight
+        alone cannot keep a page *about* the query (title match) above a short page
+        that repeats the words in its body; the title count ranks first for that.
+        """
+        match = fts_query(query)
+        if match is None or limit <= 0:
+            return []
+        weights = ", ".join(str(w) for w in _WEIGHTS)
+        with self._lock:
+            try:
+                top = self._db.execute(
+                    "SELECT rowid, bm25_rank, marked_title FROM ("
+                    "  SELECT rowid, bm25(documents_fts, " + weights + ") AS bm25_rank,"
+                    "  highlight(documents_fts, 0, char(2), char(3)) AS marked_title"
+                    "  FROM documents_fts WHERE documents_fts MATCH ?)"
+                    f" ORDER BY {_TITLE_HITS} DESC, bm25_rank"
+                    " LIMIT ?",
+                    (match, limit),
+                ).fetchall()
+                rows = {
+                    row["seq"]: row
+                    for row in self._db.execute(
+                        "SELECT d.seq, d.id, d.title, d.final_url, d.via, d.domain, d.query, d.form_url,"
+                        " d.summary, snippet(documents_fts, 2, char(2), char(3), '…', "
+                        + str(_SNIPPET_TOKENS) + ") AS snip"
+                        " FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid"
+                        " WHERE documents_fts MATCH ?"
+                        " AND documents_fts.rowid IN (SELECT value FROM json_each(?))",
+                        (match, json.dumps([r["rowid"] for r in top])),
+                    )
+                }
+            except sqlite3.Error as exc:
+                raise StoreError(f"document store {self.path}: {exc}") from exc
+        return [self._hit(rows[r["rowid"]], r["marked_title"].count(_MARK_OPEN), r["bm25_rank"]) for r in top]
+
+    @staticmethod
+    def _hit(row: sqlite3.Row, title_hits: int, rank: float) -> Hit:
+        snippet, highlights = _split_marks(row["snip"] or "")
+        if not highlights and row["summary"]:
+            snippet = row["summary"]  # matched in title or URL only: the summary says more
+        return Hit(
+            doc_id=row["id"],
+            title=row["title"],
+            url=row["final_url"],
+            via=Via(row["via"]),
+            domain=row["domain"],
+            query=None if row["query"] is None else json.loads(row["query"]),
+            form_url=row["form_url"],
+            snippet=snippet,
+            highlights=highlights,
+            # Title hits, then BM25 squashed into [0, 1): one number that sorts like the list.
+            score=round(title_hits + -rank / (1 - rank), 6),  # bm25() is negative, lower is better
+        )
