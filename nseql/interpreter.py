@@ -1,0 +1,250 @@
+"""Run a Program on a Playwright page, one step at a time, with bounded waits.
+
+After each action that may navigate (click, select, check, uncheck, press, submit)
+the interpreter asks the page whether the action started a cross-document
+navigation: a ``navigate`` listener (the Navigation API) is armed before the action
+and read one task later. If one started, it waits for the commit and for
+``domcontentloaded``, then gives ``load`` a short, optional grace. It never waits for
+network idle and never sleeps for a fixed time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from nseql.errors import Failure, StepError
+from nseql.model import (
+    Back,
+    Check,
+    Click,
+    Fill,
+    Hover,
+    Navigate,
+    Press,
+    Program,
+    Select,
+    Step,
+    Submit,
+    Uncheck,
+    WaitLoad,
+    WaitNavigation,
+    WaitSelector,
+    WaitUrl,
+)
+from nseql.navigation import Mark, NavigationTracker
+from nseql.translate import Failed, is_closed, is_context_lost, translate
+
+_ARM = """() => {
+  const key = Symbol.for('nseql.navigation');
+  let state = window[key];
+  if (!state) {
+    state = window[key] = { event: null };
+    if (window.navigation) {
+      window.navigation.addEventListener('navigate', (e) => {
+        if (!e.destination.sameDocument) state.event = e;
+      });
+    }
+  }
+  state.event = null;
+}"""
+
+# One task later every handler the action ran has had its chance to navigate.
+_PROBE = """() => new Promise((resolve) => setTimeout(() => {
+  const state = window[Symbol.for('nseql.navigation')];
+  resolve(Boolean(state && state.event && !state.event.defaultPrevented));
+}, 0))"""
+
+# form.submit is shadowed when the form has a control named "submit"; call the prototype's.
+_SUBMIT = """(el) => {
+  const form = el instanceof HTMLFormElement ? el : (el.form || el.closest('form'));
+  if (!form) return false;
+  HTMLFormElement.prototype.submit.call(form);
+  return true;
+}"""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    final_url: str
+    steps_run: int
+    status: int | None  # HTTP status of the last main document, if one was loaded
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    step_ms: float  # each element action or element wait
+    navigation_ms: float  # each navigation, to its commit and domcontentloaded
+    load_ms: float  # optional grace for the load event after a navigation (0: none)
+
+
+async def run(
+    program: Program,
+    page: Page,
+    *,
+    step_timeout_ms: float = 10_000,
+    navigation_timeout_ms: float = 30_000,
+    load_timeout_ms: float = 5_000,
+) -> RunResult:
+    """Run every step of ``program`` on ``page``; raise StepError at the first failure."""
+    limits = Limits(step_timeout_ms, navigation_timeout_ms, load_timeout_ms)
+    tracker = NavigationTracker(page)
+    tracker.attach()
+    try:
+        interpreter = _Interpreter(page, tracker, limits)
+        done = 0
+        for step in program.steps:
+            await interpreter.execute(step, done)
+            done += 1
+        return RunResult(final_url=page.url, steps_run=done, status=tracker.status)
+    finally:
+        tracker.detach()
+
+
+class _Interpreter:
+    def __init__(self, page: Page, tracker: NavigationTracker, limits: Limits) -> None:
+        self.page = page
+        self.tracker = tracker
+        self.limits = limits
+        self.last_mark = tracker.mark()  # taken when the latest action began
+
+    async def execute(self, step: Step, done: int) -> None:
+        try:
+            await self._dispatch(step)
+        except Failed as failed:
+            raise StepError(step, failed.kind, failed.reason, steps_run=done) from failed
+        except PlaywrightError as exc:
+            kind, reason = await translate(self.page, step, exc, self.limits.step_ms)
+            raise StepError(step, kind, reason, steps_run=done) from exc
+
+    def _locator(self, selector: str) -> Locator:
+        return self.page.locator(selector)
+
+    async def _dispatch(self, step: Step) -> None:
+        t = self.limits.step_ms
+        match step:
+            case Navigate(url=url):
+                await self._navigate(url)
+            case Click(selector=sel):
+                await self._act(lambda: self._locator(sel).click(timeout=t))
+            case Fill(selector=sel, value=value):
+                await self._locator(sel).fill(value, timeout=t)
+            case Select(selector=sel, option=option, by="value"):
+                await self._act(lambda: self._locator(sel).select_option(value=option, timeout=t))
+            case Select(selector=sel, option=option):
+                await self._act(lambda: self._locator(sel).select_option(label=option, timeout=t))
+            case Check(selector=sel):
+                await self._act(lambda: self._locator(sel).check(timeout=t))
+            case Uncheck(selector=sel):
+                await self._act(lambda: self._locator(sel).uncheck(timeout=t))
+            case Hover(selector=sel):
+                await self._locator(sel).hover(timeout=t)
+            case Press(selector=sel, key=key):
+                await self._act(lambda: self._locator(sel).press(key, timeout=t))
+            case Submit(selector=sel):
+                await self._act(lambda: self._submit(sel))
+            case WaitNavigation():
+                await self._await_navigation(self.last_mark, explicit=True)
+                self.last_mark = self.tracker.mark()  # a second `wait navigation` waits for another
+            case WaitLoad():
+                await self.page.wait_for_load_state("load", timeout=self.limits.navigation_ms)
+            case WaitSelector(selector=sel):
+                await self._locator(sel).first.wait_for(state="visible", timeout=t)
+            case WaitUrl(pattern=pattern):
+                regex = re.compile(pattern)
+                await self.page.wait_for_url(regex, wait_until="commit", timeout=self.limits.navigation_ms)
+                await self._loaded()
+            case Back():
+                await self._back()
+            case _:
+                raise TypeError(f"not an NSEQL step: {step!r}")
+
+    async def _act(self, action: Callable[[], Awaitable[object]]) -> None:
+        mark = self.last_mark = self.tracker.mark()
+        await self._arm()
+        await action()
+        if await self._probe() or self.tracker.moved_since(mark):
+            await self._await_navigation(mark, explicit=False)
+
+    async def _navigate(self, url: str) -> None:
+        if not urlsplit(url).scheme and self.page.url.startswith(("http:", "https:")):
+            url = urljoin(self.page.url, url)
+        self.last_mark = self.tracker.mark()
+        await self.page.goto(url, wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
+        await self._loaded()
+
+    async def _back(self) -> None:
+        mark = self.last_mark = self.tracker.mark()
+        response = await self.page.go_back(wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
+        if response is None and not self.tracker.moved_since(mark):
+            raise Failed(Failure.NO_HISTORY, "there is no previous page in this tab's history")
+        await self._loaded()
+
+    async def _submit(self, selector: str) -> None:
+        try:
+            found = await self._locator(selector).evaluate(_SUBMIT, timeout=self.limits.step_ms)
+        except PlaywrightError as exc:
+            if not is_context_lost(exc):
+                raise
+            found = True  # the submission replaced the document before the call returned
+        if not found:
+            raise Failed(Failure.NO_FORM, f"{selector!r} is not a form and belongs to no form")
+
+    async def _arm(self) -> None:
+        try:
+            await self.page.evaluate(_ARM)
+        except PlaywrightError as exc:
+            if is_closed(exc):
+                raise
+            # The document is being replaced; the tracker's events will tell.
+
+    async def _probe(self) -> bool:
+        """Whether the last action started a cross-document navigation."""
+        try:
+            async with asyncio.timeout(self.limits.step_ms / 1000):
+                return bool(await self.page.evaluate(_PROBE))
+        except TimeoutError:
+            raise Failed(
+                Failure.TIMEOUT, f"the page did not respond within {self.limits.step_ms:g} ms"
+            ) from None
+        except PlaywrightError as exc:
+            if is_closed(exc):
+                raise
+            return True  # the old document is gone: a navigation replaced it
+
+    async def _await_navigation(self, mark: Mark, *, explicit: bool) -> None:
+        limit = self.limits.navigation_ms
+        try:
+            async with asyncio.timeout(limit / 1000):
+                outcome = await self.tracker.wait(mark)
+        except TimeoutError:
+            what = "no navigation happened" if explicit else "the navigation did not commit"
+            raise Failed(Failure.TIMEOUT, f"{what} within {limit:g} ms") from None
+        if outcome.failure is not None:
+            raise Failed(Failure.NAVIGATION, f"navigation failed: {outcome.failure}")
+        if not outcome.committed:
+            if explicit:
+                raise Failed(
+                    Failure.NAVIGATION, "the navigation ended without a page (a download or aborted)"
+                )
+            return
+        await self._loaded()
+        failure = self.tracker.failure_since(mark)
+        if failure is not None:  # an error page committed before the failure was reported
+            raise Failed(Failure.NAVIGATION, f"navigation failed: {failure}")
+
+    async def _loaded(self) -> None:
+        await self.page.wait_for_load_state("domcontentloaded", timeout=self.limits.navigation_ms)
+        if self.limits.load_ms <= 0:
+            return
+        # Subresources that never finish are common; the document itself is ready.
+        with contextlib.suppress(PlaywrightTimeoutError):
+            await self.page.wait_for_load_state("load", timeout=self.limits.load_ms)

@@ -1,0 +1,251 @@
+"""The NSEQL interpreter in real Chromium against the lab fixture site."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.async_api import Page
+
+from fixtures.server import FixtureServer
+from fixtures.sites.lab import SESSION_TOKEN
+from nseql import Failure, StepError, parse, run
+
+pytestmark = pytest.mark.browser
+
+FAST = {"step_timeout_ms": 1500, "navigation_timeout_ms": 5000, "load_timeout_ms": 1000}
+
+
+async def echoed(page: Page) -> dict[str, str]:
+    """The name → value pairs the lab's form result page echoes."""
+    pairs: list[list[str]] = await page.eval_on_selector_all(
+        "#echo dt", "dts => dts.map(dt => [dt.textContent, dt.nextElementSibling.textContent])"
+    )
+    return dict((name, value) for name, value in pairs)
+
+
+async def test_fill_select_check_and_click_submit_the_form(page: Page, site: FixtureServer) -> None:
+    program = parse(
+        f"navigate {site.url('/lab/form/')}\n"
+        'fill "#q" "Ça va, \\"Dune\\" & co"\n'
+        'select "#format" "Paperback"\n'
+        'check "#instock"\n'
+        "click 'role=button[name=\"Search\"]'\n"
+    )
+    result = await run(program, page, **FAST)
+    assert result.final_url.startswith(site.url("/lab/form/result?"))
+    assert (result.steps_run, result.status) == (5, 200)
+    assert await echoed(page) == {
+        "q": 'Ça va, "Dune" & co',
+        "format": "pb",
+        "instock": "1",
+        "submit": "search",
+    }
+
+
+async def test_select_by_value_uncheck_and_press_enter(page: Page, site: FixtureServer) -> None:
+    program = parse(
+        f"navigate {site.url('/lab/form/')}\n"
+        'check "#instock"\n'
+        'uncheck "#instock"\n'
+        'select "#format" value "eb"\n'
+        'fill "#q" "dune"\n'
+        'press "#q" "Enter"\n'
+    )
+    result = await run(program, page, **FAST)
+    assert "/lab/form/result" in result.final_url
+    # Implicit submission sends the default button as the submitter, unlike form.submit().
+    assert await echoed(page) == {"q": "dune", "format": "eb", "submit": "search"}
+
+
+async def test_submit_bypasses_onsubmit_and_a_shadowed_submit(page: Page, site: FixtureServer) -> None:
+    # The quick-search form returns false from onsubmit, so Enter goes nowhere...
+    blocked = parse(
+        f"navigate {site.url('/lab/form/')}\nfill '#legacy-q' \"old\"\npress '#legacy-q' \"Enter\"\n"
+    )
+    result = await run(blocked, page, **FAST)
+    assert result.final_url == site.url("/lab/form/")
+    # ...but `submit` calls HTMLFormElement.submit() on the field's form directly.
+    await run(parse("submit '#legacy-q'\n"), page, **FAST)
+    assert await echoed(page) == {"q": "old"}
+    # The main form has a control named "submit" that shadows form.submit.
+    await run(parse(f"navigate {site.url('/lab/form/')}\nfill '#q' \"x\"\nsubmit '#search'\n"), page, **FAST)
+    assert await echoed(page) == {"q": "x", "format": ""}  # form.submit() sends no submitter
+
+
+@pytest.mark.parametrize(
+    ("element", "target"), [("#js-a", "a"), ("#js-b", "b"), ("#js-c", "c"), ("#js-d", "d")]
+)
+async def test_script_only_navigation_is_followed(
+    page: Page, site: FixtureServer, element: str, target: str
+) -> None:
+    result = await run(parse(f"navigate {site.url('/lab/js/')}\nclick '{element}'\n"), page, **FAST)
+    assert result.final_url == site.url(f"/lab/js/target-{target}")
+    assert await page.title() == f"Target {target.upper()}"
+
+
+async def test_wait_navigation_catches_a_delayed_script_navigation(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/js/')}\nclick '#js-later'\nwait navigation\n")
+    result = await run(program, page, **FAST)
+    assert result.final_url == site.url("/lab/js/target-a")
+
+
+async def test_back_returns_to_the_previous_page(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/js/')}\nclick '#js-b'\nback\n")
+    result = await run(program, page, **FAST)
+    assert result.final_url == site.url("/lab/js/")
+
+
+async def test_hover_reveals_a_menu_link(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/menu/')}\nhover '#products'\nclick 'text=All products'\n")
+    result = await run(program, page, **FAST)
+    assert result.final_url == site.url("/lab/menu/hover-target")
+
+
+async def test_click_reveals_a_menu_link_and_wait_sees_it(page: Page, site: FixtureServer) -> None:
+    program = parse(
+        f"navigate {site.url('/lab/menu/')}\n"
+        "click '#more'\n"
+        "wait '#more-panel a'\n"
+        "click 'text=Company history'\n"
+    )
+    result = await run(program, page, **FAST)
+    assert result.final_url == site.url("/lab/menu/click-target")
+
+
+async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/session/')}\nclick 'text=Members area'\n")
+    result = await run(program, page, **FAST)
+    assert (result.final_url, result.status) == (site.url("/lab/session/secret"), 200)
+    assert await page.inner_text("#stored") == f"Stored token: {SESSION_TOKEN}"
+
+
+async def test_redirects_are_followed_to_the_end(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/')}\nclick 'text=Redirect chain'\n")
+    result = await run(program, page, **FAST)
+    assert (result.final_url, result.status) == (site.url("/lab/redirect/end"), 200)
+
+
+async def test_relative_navigate_and_wait_url(page: Page, site: FixtureServer) -> None:
+    program = parse(
+        f"navigate {site.url('/lab/')}\n"
+        "navigate form/\n"
+        "fill '#q' \"z\"\n"
+        "press '#q' \"Enter\"\n"
+        "wait url 'result\\?q=z'\n"
+    )
+    result = await run(program, page, **FAST)
+    assert result.final_url.startswith(site.url("/lab/form/result?q=z"))
+
+
+async def test_a_program_compiled_once_runs_many_times(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/js/')}\nclick '#js-c'\n")
+    first = await run(program, page, **FAST)
+    second = await run(program, page, **FAST)
+    assert first == second
+    assert first.final_url == site.url("/lab/js/target-c")
+
+
+async def test_a_never_settling_page_is_usable_after_domcontentloaded(
+    page: Page, site: FixtureServer
+) -> None:
+    started = time.monotonic()
+    result = await run(
+        parse(f"navigate {site.url('/lab/never-settles')}\nclick 'text=Back to the lab'\n"),
+        page,
+        step_timeout_ms=5000,
+        navigation_timeout_ms=10_000,
+        load_timeout_ms=300,
+    )
+    assert result.final_url == site.url("/lab/")
+    assert time.monotonic() - started < 8  # bounded by the load grace, not by the 60 s hang
+
+
+async def step_error(page: Page, text: str, **limits: float) -> StepError:
+    with pytest.raises(StepError) as caught:
+        await run(parse(text), page, **{**FAST, **limits})
+    return caught.value
+
+
+async def test_missing_element_names_the_line(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/')}\n# a comment\nclick '#missing'\n")
+    assert (error.kind, error.line, error.steps_run) == (Failure.NOT_FOUND, 3, 1)
+    assert "'#missing'" in error.reason
+    assert str(error).startswith('line 3: click "#missing": no element matches')
+
+
+async def test_hover_menu_link_is_absent_without_hover(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/menu/')}\nclick 'text=All products'\n")
+    assert (error.kind, error.line) == (Failure.NOT_FOUND, 2)
+
+
+async def test_ambiguous_selector(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/js/')}\nclick button\n")
+    assert error.kind is Failure.AMBIGUOUS
+    assert "matches 2 elements" in error.reason
+
+
+async def test_invalid_selector(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/')}\nclick 'nope=x'\n")
+    assert error.kind is Failure.INVALID_SELECTOR
+
+
+async def test_redirect_loop_is_a_navigation_error(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/')}\nclick 'text=Redirect loop'\n")
+    assert (error.kind, error.line) == (Failure.NAVIGATION, 2)
+    assert "ERR_TOO_MANY_REDIRECTS" in error.reason
+    error = await step_error(page, f"navigate {site.url('/lab/redirect/loop-b')}\n")
+    assert (error.kind, error.line) == (Failure.NAVIGATION, 1)
+
+
+async def test_submit_outside_any_form(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/form/')}\nsubmit h1\n")
+    assert error.kind is Failure.NO_FORM
+
+
+async def test_back_without_history(page: Page) -> None:
+    error = await step_error(page, "back\n")
+    assert (error.kind, error.steps_run) == (Failure.NO_HISTORY, 0)
+
+
+async def test_missing_option_and_wrong_kind_of_element(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/form/')}\nselect '#format' \"Vinyl\"\n")
+    assert error.kind is Failure.NOT_FOUND
+    assert "no option with label 'Vinyl'" in error.reason
+    error = await step_error(page, f"navigate {site.url('/lab/form/')}\ncheck '#q'\n")
+    assert error.kind is Failure.NOT_ACTIONABLE
+
+
+async def test_hidden_element_is_not_actionable(page: Page, site: FixtureServer) -> None:
+    await page.goto(site.url("/lab/menu/"))
+    await page.evaluate("document.getElementById('more').style.display = 'none'")
+    error = await step_error(page, "click '#more'\n")
+    assert error.kind is Failure.NOT_ACTIONABLE
+    assert "not visible" in error.reason
+
+
+async def test_timeouts_are_bounded_and_typed(page: Page, site: FixtureServer) -> None:
+    error = await step_error(page, f"navigate {site.url('/lab/slow?s=3')}\n", navigation_timeout_ms=500)
+    assert error.kind is Failure.TIMEOUT
+    error = await step_error(
+        page, f"navigate {site.url('/lab/never-settles')}\nwait load\n", navigation_timeout_ms=800
+    )
+    assert (error.kind, error.line) == (Failure.TIMEOUT, 2)
+    error = await step_error(page, "wait navigation\n", navigation_timeout_ms=300)
+    assert error.kind is Failure.TIMEOUT
+    error = await step_error(
+        page, f"navigate {site.url('/lab/')}\nwait url 'nowhere'\n", navigation_timeout_ms=300
+    )
+    assert error.kind is Failure.TIMEOUT
+
+
+async def test_unreachable_host_is_a_navigation_error(page: Page) -> None:
+    error = await step_error(page, "navigate http://127.0.0.1:9/\n")
+    assert error.kind is Failure.NAVIGATION
+    assert "net::ERR_" in error.reason
+
+
+async def test_closed_page(page: Page, site: FixtureServer) -> None:
+    await page.close()
+    error = await step_error(page, f"navigate {site.url('/lab/')}\n")
+    assert error.kind is Failure.CLOSED
