@@ -1,0 +1,173 @@
+"""``deepbot analyze TARGET --domain FILE``: what the Form Analyzer sees on one page.
+
+Which text was paired with which field, which field matched which attribute with
+what confidence, the relevance sum against µ; ``--json`` for tools, ``--screenshot``
+for people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from deepbot.domain import Domain, load_domain
+from deepbot.errors import BrowserError
+from deepbot.forms.models import FormAnalysis, PageAnalysis
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "analyze",
+        help="show how the Form Analyzer reads the forms of a page",
+        description="Analyse every form of a page (a URL or a local HTML file) against domain definitions.",
+    )
+    parser.add_argument("target", metavar="TARGET", help="a URL or a local HTML file")
+    parser.add_argument(
+        "--domain",
+        dest="domains",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="a domain definition (YAML); repeat for several",
+    )
+    parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    parser.add_argument(
+        "--screenshot", metavar="PNG", type=Path, help="write an annotated full-page screenshot"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds to wait for the page (default 30)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    domains = [load_domain(path) for path in args.domains]
+    analysis = asyncio.run(_analyze(target_url(args.target), domains, args.screenshot, args.timeout))
+    if args.json:
+        json.dump(to_json(analysis), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(report(analysis))
+    if args.screenshot:
+        print(f"screenshot: {args.screenshot}", file=sys.stderr)
+    return 0
+
+
+def target_url(target: str) -> str:
+    """A URL as given, or a local file as a file:// URL."""
+    if "://" in target or target.startswith(("about:", "data:")):
+        return target
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise BrowserError(f"{target}: no such file (and not a URL)")
+    return path.resolve().as_uri()
+
+
+async def _analyze(url: str, domains: list[Domain], screenshot: Path | None, timeout: float) -> PageAnalysis:
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import async_playwright
+
+    from deepbot.browser import launch_chromium
+    from deepbot.forms.analyzer import analyze_page
+    from deepbot.forms.annotate import annotate_screenshot
+
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw)
+        try:
+            page = await browser.new_page()
+            try:
+                await page.goto(url, wait_until="load", timeout=timeout * 1000)
+            except PlaywrightError as exc:
+                # deepbot.browser has no page-opening helper yet; translate here, once.
+                raise BrowserError(f"could not load {url}: {exc.message}") from exc
+            analysis = await analyze_page(page, domains)
+            if screenshot is not None:
+                await annotate_screenshot(page, analysis, screenshot)
+            return analysis
+        finally:
+            await browser.close()
+
+
+def to_json(analysis: PageAnalysis) -> dict[str, Any]:
+    """The issue's JSON shape (url, forms[form_index, action, method, fields, domains]) plus details."""
+    return {
+        "url": analysis.url,
+        "title": analysis.title,
+        "forms": [_form_json(f) for f in analysis.forms],
+    }
+
+
+def _form_json(form: FormAnalysis) -> dict[str, Any]:
+    return {
+        "form_index": form.form_index,
+        "selector": form.selector,
+        "action": form.action,
+        "method": form.method,
+        "box": form.box.model_dump(),
+        "fields": [
+            {
+                "name": f.name,
+                "kind": f.kind,
+                "type": f.type,
+                "texts": list(f.texts),
+                "values": list(f.values),
+                "selector": f.selector,
+                "html_name": f.html_name,
+                "id": f.id,
+                "hints": list(f.hints),
+                "options": [o.model_dump() for o in f.options],
+                "links": [link.model_dump(mode="json") for link in f.links],
+                "box": f.box.model_dump(),
+                "multiple": f.multiple,
+                "required": f.required,
+            }
+            for f in form.fields
+        ],
+        "submits": [s.model_dump() for s in form.submits],
+        "script_anchors": [a.model_dump() for a in form.script_anchors],
+        "domains": [
+            {
+                "domain": d.domain,
+                "score": d.score,
+                "threshold": d.threshold,
+                "relevant": d.relevant,
+                "assignments": [a.model_dump() for a in d.assignments],
+                "similarities": [e.model_dump() for e in d.similarities],
+            }
+            for d in form.domains
+        ],
+    }
+
+
+def report(analysis: PageAnalysis) -> str:
+    """A readable account of every form: texts per field, assignments, verdicts."""
+    lines = [f"{analysis.url}  ({len(analysis.forms)} form{'s' if len(analysis.forms) != 1 else ''})"]
+    for form in analysis.forms:
+        lines.append("")
+        lines.append(f"form {form.form_index}  {form.method.upper()} {form.action}  [{form.selector}]")
+        width = max((len(f.name) for f in form.fields), default=4)
+        for f in form.fields:
+            texts = " | ".join(f.texts) or "-"
+            extra = f"  hints: {' | '.join(f.hints)}" if f.hints else ""
+            lines.append(f"  {f.name:<{width}}  {f.kind:<9} {f.type:<15} {texts}{extra}")
+            if f.type in ("radio", "checkbox"):
+                for o in f.options:
+                    lines.append(f"  {'':<{width}}    = {o.value!r}: {o.label}")
+            elif f.values:
+                shown = ", ".join(f.values[:8]) + (", …" if len(f.values) > 8 else "")
+                lines.append(f"  {'':<{width}}    values: {shown}")
+        for s in form.submits:
+            lines.append(f"  submit: {s.type} {s.text!r}  [{s.selector}]")
+        for anchor in form.script_anchors[:3]:
+            lines.append(f"  script anchor: {anchor.text!r} {anchor.distance:.0f}px  [{anchor.selector}]")
+        for d in form.domains:
+            verdict = "RELEVANT" if d.relevant else "not relevant"
+            lines.append(f"  {d.domain}: score {d.score:.3f} vs µ {d.threshold:g} → {verdict}")
+            for a in d.assignments:
+                shared = "" if a.primary else "  (shares the attribute)"
+                lines.append(f"    {a.field} → {a.attribute}  confidence {a.confidence:.2f}{shared}")
+    return "\n".join(lines)

@@ -1,0 +1,121 @@
+"""The Form Analyzer (paper §IV.A-B): extract → layout → match → relevance.
+
+``analyze_page`` costs one page evaluation; everything after it is pure Python on the
+extraction (``analyze_extracted``, ``analyze_form``), so it is testable and timeable
+without a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from playwright.async_api import Page
+
+from deepbot.domain import Domain
+from deepbot.forms.extract import extract_page
+from deepbot.forms.layout import LayoutParams, form_texts, layout_form
+from deepbot.forms.match import MatchParams, assign_attributes, similarity_table
+from deepbot.forms.models import (
+    ExtractedForm,
+    FieldAnalysis,
+    FieldLayout,
+    FormAnalysis,
+    FormField,
+    OptionAnalysis,
+    PageAnalysis,
+    PageExtraction,
+)
+from deepbot.forms.relevance import relevance
+
+__all__ = ["AnalyzerParams", "analyze_extracted", "analyze_form", "analyze_page"]
+
+
+@dataclass(frozen=True)
+class AnalyzerParams:
+    layout: LayoutParams = field(default_factory=LayoutParams)
+    match: MatchParams = field(default_factory=MatchParams)
+
+
+async def analyze_page(
+    page: Page, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams()
+) -> PageAnalysis:
+    """Analyse every form of the page against every domain."""
+    return analyze_extracted(await extract_page(page), domains, params)
+
+
+def analyze_extracted(
+    extraction: PageExtraction, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams()
+) -> PageAnalysis:
+    return PageAnalysis(
+        url=extraction.url,
+        title=extraction.title,
+        forms=tuple(analyze_form(extraction, form, domains, params) for form in extraction.forms),
+    )
+
+
+def analyze_form(
+    extraction: PageExtraction,
+    form: ExtractedForm | int,
+    domains: Sequence[Domain],
+    params: AnalyzerParams = AnalyzerParams(),
+) -> FormAnalysis:
+    """One form (or its index in ``document.forms``) against every domain."""
+    if isinstance(form, int):
+        form = next(f for f in extraction.forms if f.index == form)
+    texts = form_texts(extraction, form, params.layout)
+    layout = layout_form(form, texts, params.layout)
+    verdicts = []
+    for domain in domains:
+        table = similarity_table(form, layout.fields, domain, params.match)
+        assignments = assign_attributes(table, params.match)
+        verdicts.append(relevance(assignments, domain, table))
+    return FormAnalysis(
+        form_index=form.index,
+        selector=form.selector,
+        action=form.action,
+        method=form.method,
+        box=form.box,
+        fields=tuple(_field(f, lay) for f, lay in zip(form.fields, layout.fields, strict=True)),
+        submits=form.submits,
+        script_anchors=form.anchors,
+        domains=tuple(verdicts),
+        cell=layout.cell,
+    )
+
+
+def _field(f: FormField, lay: FieldLayout) -> FieldAnalysis:
+    shown = {link.text for link in lay.texts}
+    m = f.markup
+    hints = [h for h in (*m.labels, m.legend) if h and h not in shown]
+    hints += [h for h in (m.aria_label, m.placeholder, m.title, m.prompt, m.section) if h]
+    options = []
+    for i, o in enumerate(f.options):
+        links = lay.option_texts[i] if i < len(lay.option_texts) else ()
+        texts = tuple(link.text for link in links)
+        options.append(
+            OptionAnalysis(
+                value=o.value,
+                label=" ".join(texts) if texts else (o.label or o.value),
+                selected=o.selected,
+                selector=o.selector,
+                texts=texts,
+            )
+        )
+    return FieldAnalysis(
+        name=f.name,
+        kind=f.kind,
+        type=f.type,
+        tag=f.tag,
+        html_name=f.html_name,
+        id=f.id,
+        selector=f.selector,
+        box=f.box,
+        texts=tuple(link.text for link in lay.texts),
+        links=lay.texts,
+        hints=tuple(dict.fromkeys(hints)),
+        values=tuple(o.label for o in options) if f.kind == "bounded" else (),
+        options=tuple(options),
+        multiple=f.multiple,
+        required=f.required,
+    )

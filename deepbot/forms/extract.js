@@ -1,0 +1,356 @@
+// DeepBot form extraction: everything the Form Analyzer needs from a page, in ONE
+// page.evaluate (one round trip: ~16 ms for 50 boxes, against ~1.2 s asking
+// Playwright for them one locator at a time). Returns plain JSON; Python validates it.
+//
+// Output: {url, title, forms: [...], texts: [...]}. Boxes are page coordinates.
+(options) => {
+  const started = performance.now();
+  const marginEm = options && options.marginEm ? options.marginEm : [12, 4];
+  const anchorReach = options && options.anchorReach ? options.anchorReach : 300;
+  const sx = window.scrollX, sy = window.scrollY;
+  const box = (r) => ({x: r.left + sx, y: r.top + sy, width: r.width, height: r.height});
+  const union = (a, b) => {
+    if (!a) return b;
+    if (!b) return a;
+    const x = Math.min(a.x, b.x), y = Math.min(a.y, b.y);
+    return {x, y, width: Math.max(a.x + a.width, b.x + b.width) - x,
+            height: Math.max(a.y + a.height, b.y + b.height) - y};
+  };
+  const gap = (a, b) => {
+    const dx = Math.max(0, a.x - (b.x + b.width), b.x - (a.x + a.width));
+    const dy = Math.max(0, a.y - (b.y + b.height), b.y - (a.y + a.height));
+    return Math.hypot(dx, dy);
+  };
+  const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const shown = (el) => {
+    if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 1 && r.height > 1;
+  };
+
+  // ---- selectors: unique XPath, preferring what survives a reload (name, id) over position
+  const xq = (s) => !s.includes('"') ? `"${s}"` : !s.includes("'") ? `'${s}'`
+    : `concat("${s.split('"').join(`", '"', "`)}")`;
+  // Uniqueness is checked with the CSS twin of each XPath (same elements, found
+  // natively): evaluating XPath over a large document per field would cost more
+  // than everything else here.
+  const cssq = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ') + '"';
+  const only = (root, css, el) => { const found = root.querySelectorAll(css); return found.length === 1 && found[0] === el; };
+  const positional = (el, scopeXp, scopeEl) => {
+    const tag = el.localName;
+    const scope = scopeEl && scopeEl.contains(el) ? scopeEl : document;
+    const all = Array.from(scope.getElementsByTagName(tag));
+    const prefix = scope === document ? '' : scopeXp;
+    return `(${prefix}//${tag})[${all.indexOf(el) + 1}]`;
+  };
+  const elementXp = (el, scopeXp, scopeEl) => {
+    const tag = el.localName;
+    const name = el.getAttribute('name');
+    const inScope = scopeEl && scopeEl.contains(el);
+    let css = name ? `${tag}[name=${cssq(name)}]` : '';
+    let xp = name ? `//${tag}[@name=${xq(name)}]` : '';
+    if (name && (el.type === 'radio' || el.type === 'checkbox') && el.hasAttribute('value')) {
+      css += `[value=${cssq(el.getAttribute('value'))}]`;
+      xp += `[@value=${xq(el.getAttribute('value'))}]`;
+    }
+    if (name && inScope && only(scopeEl, css, el)) return scopeXp + xp;
+    if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
+    if (name && !inScope && only(document, css, el)) return xp;
+    return positional(el, scopeXp, scopeEl);
+  };
+  const formXp = (form, i) => {
+    if (form.id && only(document, `form[id=${cssq(form.id)}]`, form)) return `//form[@id=${xq(form.id)}]`;
+    const name = form.getAttribute('name');
+    if (name && only(document, `form[name=${cssq(name)}]`, form)) return `//form[@name=${xq(name)}]`;
+    return `(//form)[${i + 1}]`;
+  };
+
+  // ---- visible text runs: consecutive inline text with no control, break or block between
+  const SKIP = 'script,style,noscript,template,select,option,optgroup,textarea,button,datalist,svg,canvas,iframe,object';
+  const BREAKERS = new Set(['input', 'select', 'textarea', 'button', 'br', 'img', 'hr', 'label', 'iframe', 'object',
+    'svg', 'canvas', 'meter', 'progress']);
+  const styleCache = new Map();
+  const displayOf = (el) => {
+    let d = styleCache.get(el);
+    if (d === undefined) { d = getComputedStyle(el).display; styleCache.set(el, d); }
+    return d;
+  };
+  const isInline = (el) => { const d = displayOf(el); return d === 'inline' || d === 'contents'; };
+  // Where texts can matter: around each form's controls, and inside labels and
+  // aria-referenced elements of form controls (wherever they are). A subtree far from
+  // all of these is skipped whole: a long page costs little more than a short one.
+  const formsArr = Array.from(document.forms);
+  const nearBoxes = [];
+  const boundEls = new Set();
+  for (const form of formsArr) {
+    let b = null;
+    for (const el of form.elements) {
+      if (el.type === 'hidden') continue;
+      for (const l of el.labels || []) boundEls.add(l);
+      for (const attr of ['aria-labelledby', 'aria-describedby']) {
+        for (const id of (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean)) {
+          const ref = document.getElementById(id);
+          if (ref) boundEls.add(ref);
+        }
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) b = union(b, box(r));
+    }
+    const em = parseFloat(getComputedStyle(form).fontSize) || 16;
+    if (b) nearBoxes.push({x: b.x - marginEm[0] * em, y: b.y - marginEm[1] * em,
+      width: b.width + 2 * marginEm[0] * em, height: b.height + 2 * marginEm[1] * em});
+  }
+  const farAway = (el) => {
+    if (el.closest('form') || formsArr.some((f) => el.contains(f))) return false;
+    for (const b of boundEls) if (el.contains(b) || b.contains(el)) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false; // display: contents, or an empty box
+    const eb = box(r);
+    return !nearBoxes.some((nb) => gap(nb, eb) === 0);
+  };
+  const runs = [];
+  const runOfNode = new Map();
+  let current = null;
+  const walker = document.createTreeWalker(document.body || document.documentElement,
+    NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => {
+        if (n.nodeType !== 1) return NodeFilter.FILTER_ACCEPT;
+        if (n.matches(SKIP)) {
+          if (BREAKERS.has(n.localName)) current = null; // a skipped control still splits the text around it
+          return NodeFilter.FILTER_REJECT;
+        }
+        if (farAway(n)) { current = null; return NodeFilter.FILTER_REJECT; }
+        return NodeFilter.FILTER_ACCEPT;
+      },
+    });
+  let lastText = null;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.nodeType === 1) {
+      // a control, a break or any non-inline box ends the run (so does leaving one: see below)
+      if (BREAKERS.has(n.localName) || !isInline(n)) current = null;
+      continue;
+    }
+    const raw = n.data;
+    if (!raw || !raw.trim()) continue;
+    const parent = n.parentElement;
+    if (!parent) continue;
+    // leaving a block between two texts also ends the run: their nearest block differs
+    if (current && lastText) {
+      let a = lastText.parentElement, b = parent;
+      while (a && isInline(a) && a.localName !== 'label') a = a.parentElement;
+      while (b && isInline(b) && b.localName !== 'label') b = b.parentElement;
+      if (a !== b) current = null;
+    }
+    lastText = n;
+    if (!shown(parent)) { current = null; continue; }
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    let r = null;
+    for (const rect of range.getClientRects()) {
+      if (rect.width > 0 && rect.height > 0) r = union(r, box(rect));
+    }
+    if (!r || r.width < 2 || r.height < 2) { current = null; continue; }
+    if (!current) {
+      current = {nodes: [], text: '', box: null, fontSize: parseFloat(getComputedStyle(parent).fontSize) || 16};
+      runs.push(current);
+    }
+    current.nodes.push(n);
+    current.text += raw;
+    current.box = union(current.box, r);
+    runOfNode.set(n, current);
+  }
+
+  // the single text of a table cell (with no control in it) takes the cell's box
+  const cellRuns = new Map();
+  for (const run of runs) {
+    const td = run.nodes[0].parentElement.closest('td,th');
+    run.td = td && run.nodes.every((n) => n.parentElement.closest('td,th') === td) ? td : null;
+    const key = run.nodes[0].parentElement.closest('td,th');
+    if (key) cellRuns.set(key, (cellRuns.get(key) || 0) + 1);
+  }
+  for (const run of runs) {
+    if (run.td && cellRuns.get(run.td) === 1 && !run.td.querySelector('input,select,textarea,button')) {
+      const r = run.td.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) { run.box = box(r); run.cell = true; }
+    }
+  }
+
+  const formIndex = new Map(formsArr.map((f, i) => [f, i]));
+  const runsIn = (el) => {
+    // the runs whose text lies inside el, in order, without repeats
+    const found = [];
+    if (!el) return found;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = tw.nextNode(); t; t = tw.nextNode()) {
+      const run = runOfNode.get(t);
+      if (run && !found.includes(run)) found.push(run);
+    }
+    return found;
+  };
+  const idRefs = (el, attr) => (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean)
+    .map((id) => document.getElementById(id)).filter(Boolean);
+
+  // ---- forms and their controls
+  const TEXTLIKE = new Set(['text', 'search', 'email', 'number', 'tel', 'url', 'date', 'month', 'week', 'time',
+    'datetime-local', 'password', '']);
+  const boundRuns = new Set();
+  const forms = [];
+  formsArr.forEach((form, fi) => {
+    const fxp = formXp(form, fi);
+    const fields = [], submits = [];
+    let controlsBox = null;
+    const controls = Array.from(form.elements);
+    for (const el of controls) {
+      const tag = el.localName;
+      const type = (tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase()
+        : tag === 'select' ? (el.multiple ? 'select-multiple' : 'select-one') : tag === 'button'
+          ? (el.getAttribute('type') || 'submit').toLowerCase() : tag);
+      if (tag === 'fieldset' || tag === 'output' || tag === 'object') continue;
+      if (type === 'hidden' || type === 'reset' || type === 'file') continue;
+      const isSubmit = (tag === 'input' && (type === 'submit' || type === 'image' || type === 'button')) || tag === 'button';
+      const checkable = type === 'radio' || type === 'checkbox';
+      let visible = shown(el);
+      let r = visible ? box(el.getBoundingClientRect()) : null;
+      const labels = Array.from(el.labels || []);
+      if (!visible && checkable) {
+        // a styled radio/checkbox hides the input and shows its label instead
+        const shownLabel = labels.find((l) => shown(l));
+        if (shownLabel) { visible = true; r = box(shownLabel.getBoundingClientRect()); }
+      }
+      if (!visible) continue;
+      controlsBox = union(controlsBox, r);
+      const selector = 'xpath=' + elementXp(el, fxp, form);
+      if (isSubmit) {
+        const text = clean(tag === 'button' ? el.innerText || el.textContent
+          : el.value || el.getAttribute('alt') || el.getAttribute('title') || (type === 'image' ? el.getAttribute('src') : ''));
+        submits.push({type: type === 'image' ? 'image' : type === 'button' ? 'button' : 'submit', tag, text,
+          name: el.getAttribute('name') || '', selector, box: r});
+        continue;
+      }
+      if (!(checkable || tag === 'select' || tag === 'textarea' || (tag === 'input' && TEXTLIKE.has(type)))) continue;
+      const labelRuns = [];
+      for (const l of labels) for (const run of runsIn(l)) {
+        // a wrapping label also holds other controls' texts only in odd markup; keep what is its own
+        if (!labelRuns.includes(run)) labelRuns.push(run);
+      }
+      const labelledby = idRefs(el, 'aria-labelledby');
+      const describedby = idRefs(el, 'aria-describedby');
+      const lbRuns = labelledby.flatMap(runsIn), dbRuns = describedby.flatMap(runsIn);
+      for (const run of [...labelRuns, ...lbRuns, ...dbRuns]) boundRuns.add(run);
+      let prompt = '';
+      if (tag === 'select' && !el.multiple) {
+        const opt = el.options[el.selectedIndex];
+        if (opt && opt.value === '') prompt = clean(opt.textContent);
+      }
+      // a legend (or aria group label) describing this field alone
+      let legendRuns = [], legendText = '', section = '';
+      const group = el.closest('fieldset,[role=radiogroup],[role=group]');
+      if (group) {
+        const members = Array.from(group.querySelectorAll('input,select,textarea'))
+          .filter((c) => !['hidden', 'submit', 'image', 'button', 'reset'].includes((c.type || '').toLowerCase()));
+        const key = (c) => (c.type === 'radio' || c.type === 'checkbox') && c.name ? 'g:' + c.name : c;
+        const mine = key(el);
+        const own = members.every((c) => key(c) === mine);
+        const sectionLegend = !own && group.localName === 'fieldset' ? group.querySelector(':scope > legend') : null;
+        if (sectionLegend) section = clean(sectionLegend.textContent);
+        if (own) {
+          const legendEl = group.localName === 'fieldset' ? group.querySelector(':scope > legend') : null;
+          const groupLabels = legendEl ? [legendEl] : idRefs(group, 'aria-labelledby');
+          legendRuns = groupLabels.flatMap(runsIn);
+          legendText = clean(groupLabels.map((g) => g.textContent).join(' ') || group.getAttribute('aria-label'));
+          for (const run of legendRuns) boundRuns.add(run);
+        }
+      }
+      const markup = {
+        labelRuns, lbRuns, dbRuns, legendRuns,
+        labels: [...labels, ...labelledby].map((l) => clean(l.textContent)).filter(Boolean),
+        legend: legendText,
+        section,
+        aria_label: clean(el.getAttribute('aria-label')),
+        placeholder: clean(el.getAttribute('placeholder')),
+        title: clean(el.getAttribute('title')),
+        prompt,
+      };
+      const field = {
+        tag, type, name: el.getAttribute('name') || '', id: el.id || '', selector, box: r,
+        value: checkable ? (el.hasAttribute('value') ? el.getAttribute('value') : 'on') : '',
+        checked: checkable ? el.checked : false,
+        multiple: !!el.multiple, required: !!el.required, disabled: !!el.disabled, markup, options: [],
+      };
+      if (tag === 'select') {
+        field.options = Array.from(el.options).map((o) => ({
+          value: o.value, label: clean(o.label || o.textContent), selected: o.selected, disabled: o.disabled,
+        }));
+      }
+      fields.push(field);
+    }
+    const reach = parseFloat(getComputedStyle(form).fontSize) || 16;
+    forms.push({
+      index: fi, selector: 'xpath=' + fxp,
+      action: form.action || location.href, method: (form.getAttribute('method') || 'get').toLowerCase(),
+      name: form.getAttribute('name') || '', id: form.id || '', box: controlsBox, fields, submits,
+      near: controlsBox ? {x: controlsBox.x - marginEm[0] * reach, y: controlsBox.y - marginEm[1] * reach,
+        width: controlsBox.width + 2 * marginEm[0] * reach, height: controlsBox.height + 2 * marginEm[1] * reach} : null,
+      el: form,
+    });
+  });
+
+  // ---- texts worth keeping: inside a form, near one, or bound to a field by markup
+  const kept = [];
+  const idOf = new Map();
+  for (const run of runs) {
+    const holder = run.nodes[0].parentElement.closest('form');
+    const fi = holder ? formIndex.get(holder) : undefined;
+    const near = forms.some((f) => f.near && gap(f.near, run.box) === 0);
+    if (fi === undefined && !near && !boundRuns.has(run)) continue;
+    // a link's text names where it goes, not a field: leave it out (unless markup binds it)
+    if (!boundRuns.has(run) && run.nodes.every((n) => n.parentElement.closest('a[href],[onclick]'))) continue;
+    idOf.set(run, kept.length);
+    kept.push({id: kept.length, text: clean(run.text), box: run.box, font_size: run.fontSize,
+      form: fi === undefined ? null : fi, cell: !!run.cell,
+      heading: !!run.nodes[0].parentElement.closest('h1,h2,h3,h4,h5,h6,caption,legend')});
+  }
+  const ids = (rs) => rs.map((r) => idOf.get(r)).filter((i) => i !== undefined);
+
+  // ---- anchors with script near each form (a way to submit when there is no button)
+  const scripted = Array.from(document.querySelectorAll('a[href], [onclick]')).filter((a) => {
+    const href = a.getAttribute('href') || '';
+    if (a.matches('input,select,textarea,button,form')) return false;
+    return /^\s*javascript:/i.test(href) || a.hasAttribute('onclick');
+  }).filter(shown);
+
+  const result = {
+    url: location.href,
+    title: document.title,
+    texts: kept,
+    forms: forms.map((f) => {
+      const anchors = [];
+      if (f.box) {
+        for (const a of scripted) {
+          const r = box(a.getBoundingClientRect());
+          const d = f.el.contains(a) ? 0 : gap(f.box, r);
+          if (d > anchorReach) continue;
+          anchors.push({text: clean(a.innerText || a.getAttribute('title') || a.getAttribute('alt') || ''),
+            href: a.getAttribute('href') || '', onclick: a.hasAttribute('onclick'),
+            selector: 'xpath=' + elementXp(a, f.selector.slice(6), f.el), box: r, distance: d});
+        }
+        anchors.sort((a, b) => a.distance - b.distance);
+      }
+      return {
+        index: f.index, selector: f.selector, action: f.action, method: f.method, name: f.name, id: f.id,
+        box: f.box, submits: f.submits, anchors,
+        fields: f.fields.map((fd) => {
+          const m = fd.markup;
+          return {...fd, markup: {
+            label_ids: ids(m.labelRuns), labelledby_ids: ids(m.lbRuns), describedby_ids: ids(m.dbRuns),
+            legend_ids: ids(m.legendRuns), labels: m.labels, legend: m.legend, section: m.section,
+            aria_label: m.aria_label,
+            placeholder: m.placeholder, title: m.title, prompt: m.prompt,
+          }};
+        }),
+      };
+    }),
+  };
+  result.elapsed_ms = performance.now() - started; // in-page work, without the round trip
+  return result;
+}

@@ -1,0 +1,307 @@
+"""The typed objects the Form Analyzer's stages hand each other.
+
+extract → ``PageExtraction`` (forms, fields, options, submit controls, script anchors,
+visible texts with boxes) → layout → ``FormLayout`` (texts per field) → match →
+``DomainMatch`` (similarity table, assignments, score, relevance) → ``FormAnalysis``
+and ``PageAnalysis``, which ``deepbot analyze --json`` prints.
+
+Boxes are CSS pixels in page coordinates (scroll offsets added).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Assignment",
+    "Box",
+    "DomainMatch",
+    "Evidence",
+    "ExtractedForm",
+    "FieldAnalysis",
+    "FieldLayout",
+    "FieldOption",
+    "FormAnalysis",
+    "FormField",
+    "FormLayout",
+    "Markup",
+    "OptionAnalysis",
+    "PageAnalysis",
+    "PageExtraction",
+    "PageText",
+    "ScriptAnchor",
+    "SimilarityEntry",
+    "SubmitControl",
+    "TextLink",
+]
+
+FieldKind = Literal["bounded", "unbounded"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Box(_Frozen):
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x + self.width / 2, self.y + self.height / 2)
+
+    def union(self, *others: Box) -> Box:
+        boxes = (self, *others)
+        x, y = min(b.x for b in boxes), min(b.y for b in boxes)
+        return Box(x=x, y=y, width=max(b.right for b in boxes) - x, height=max(b.bottom for b in boxes) - y)
+
+    def expanded(self, dx: float, dy: float) -> Box:
+        return Box(x=self.x - dx, y=self.y - dy, width=self.width + 2 * dx, height=self.height + 2 * dy)
+
+    def intersects(self, other: Box) -> bool:
+        return not (
+            other.x > self.right or other.right < self.x or other.y > self.bottom or other.bottom < self.y
+        )
+
+
+# ---------------------------------------------------------------- extraction
+
+
+class PageText(_Frozen):
+    """A visible run of text: consecutive inline text with no control or block between."""
+
+    id: int
+    text: str
+    box: Box
+    font_size: float = 16.0
+    form: int | None = None  # index in document.forms of the form element holding it
+    cell: bool = False  # the box is the table cell's: this is the cell's only text
+    heading: bool = False  # inside h1-h6, caption or legend: titles a section, labels no field
+
+
+class Markup(_Frozen):
+    """What the HTML says about a field, besides what it looks like."""
+
+    label_ids: tuple[int, ...] = ()  # visible texts inside <label for>/wrapping <label>
+    labelledby_ids: tuple[int, ...] = ()  # visible texts inside aria-labelledby targets
+    describedby_ids: tuple[int, ...] = ()  # visible texts inside aria-describedby targets
+    legend_ids: tuple[int, ...] = ()  # the legend (or group label) of a fieldset holding only this field
+    labels: tuple[str, ...] = ()  # every label's text, including visually hidden ones
+    legend: str = ""  # the text of that legend or group label
+    section: str = ""  # the legend of a fieldset holding this and other fields
+    aria_label: str = ""
+    placeholder: str = ""
+    title: str = ""
+    prompt: str = ""  # a select's empty-valued option shown in the box ("Any genre")
+
+    @property
+    def bound_ids(self) -> tuple[int, ...]:
+        return (*self.label_ids, *self.labelledby_ids, *self.describedby_ids, *self.legend_ids)
+
+
+class FieldOption(_Frozen):
+    """One value of a bounded field: a select option or one radio button/checkbox."""
+
+    value: str
+    label: str = ""  # the option's text; for a radio/checkbox filled in by the layout stage
+    selected: bool = False
+    disabled: bool = False
+    selector: str | None = None  # radio/checkbox only: the input to click
+    box: Box | None = None  # radio/checkbox only
+    markup: Markup | None = None  # radio/checkbox only
+
+
+class FormField(_Frozen):
+    name: str  # the name attribute; unique in the form (synthetic when absent or repeated)
+    html_name: str = ""
+    id: str = ""
+    tag: str
+    type: str  # text, search, select-one, select-multiple, radio, checkbox, textarea…
+    kind: FieldKind
+    selector: str  # a Playwright selector of the element (of the first option for a group)
+    box: Box
+    options: tuple[FieldOption, ...] = ()
+    multiple: bool = False
+    required: bool = False
+    disabled: bool = False
+    markup: Markup = Markup()
+
+    @property
+    def checkable(self) -> bool:
+        return self.type in ("radio", "checkbox")
+
+
+class SubmitControl(_Frozen):
+    type: Literal["submit", "image", "button"]
+    tag: str
+    text: str
+    name: str = ""
+    selector: str
+    box: Box
+
+
+class ScriptAnchor(_Frozen):
+    """An element with script in href/onclick near the form (a possible way to submit)."""
+
+    text: str
+    href: str = ""
+    onclick: bool = False
+    selector: str
+    box: Box
+    distance: float  # pixels from the form's controls
+
+
+class ExtractedForm(_Frozen):
+    index: int  # position in document.forms
+    selector: str
+    action: str
+    method: str
+    name: str = ""
+    id: str = ""
+    box: Box  # union of its visible controls
+    fields: tuple[FormField, ...] = ()
+    submits: tuple[SubmitControl, ...] = ()
+    anchors: tuple[ScriptAnchor, ...] = ()
+
+
+class PageExtraction(_Frozen):
+    url: str
+    title: str = ""
+    forms: tuple[ExtractedForm, ...] = ()
+    texts: tuple[PageText, ...] = ()  # texts in or near forms; ids index this tuple
+
+
+# ---------------------------------------------------------------- layout
+
+
+class Evidence(StrEnum):
+    VISUAL = "visual"  # distance and angle (the paper's method)
+    LABEL = "label"  # <label for> or a wrapping <label>
+    ARIA = "aria"  # aria-labelledby / aria-describedby
+    LEGEND = "legend"  # the legend of a fieldset holding only this field
+
+
+class TextLink(_Frozen):
+    text_id: int
+    text: str
+    distance: int  # character cells
+    angle: int  # degrees from the field to the text, a multiple of 45, counter-clockwise, 0 = right
+    evidence: Evidence
+    box: Box
+
+
+class FieldLayout(_Frozen):
+    field: str
+    texts: tuple[TextLink, ...] = ()
+    option_texts: tuple[tuple[TextLink, ...], ...] = ()  # radio/checkbox: per option
+
+
+class FormLayout(_Frozen):
+    cell: tuple[float, float]  # character cell (width, height) in pixels
+    fields: tuple[FieldLayout, ...] = ()
+
+    def of(self, field: str) -> FieldLayout:
+        for fl in self.fields:
+            if fl.field == field:
+                return fl
+        raise KeyError(field)
+
+
+# ---------------------------------------------------------------- matching
+
+
+class SimilarityEntry(_Frozen):
+    field: str
+    attribute: str
+    sim1: float  # best alias × field text
+    sim2: float  # bounded fields: mean over query values of the best field value
+    similarity: float
+    text: str = ""  # the field text behind sim1
+    alias: str = ""  # the alias behind sim1
+
+
+class Assignment(_Frozen):
+    field: str
+    attribute: str
+    confidence: float
+    primary: bool = True  # False: the field shares an attribute another field holds
+
+
+class DomainMatch(_Frozen):
+    domain: str
+    score: float
+    threshold: float
+    relevant: bool
+    assignments: tuple[Assignment, ...] = ()
+    similarities: tuple[SimilarityEntry, ...] = ()  # the table, pairs above zero
+
+
+# ---------------------------------------------------------------- results
+
+
+class OptionAnalysis(_Frozen):
+    value: str
+    label: str
+    selected: bool = False
+    selector: str | None = None
+    texts: tuple[str, ...] = ()
+
+
+class FieldAnalysis(_Frozen):
+    name: str
+    kind: FieldKind
+    type: str
+    tag: str
+    html_name: str = ""
+    id: str = ""
+    selector: str
+    box: Box
+    texts: tuple[str, ...] = ()  # visible texts associated with the field, best first
+    links: tuple[TextLink, ...] = ()
+    hints: tuple[str, ...] = ()  # markup texts: hidden labels, aria-label, placeholder, title…
+    values: tuple[str, ...] = ()  # bounded: the option labels a person reads
+    options: tuple[OptionAnalysis, ...] = ()
+    multiple: bool = False
+    required: bool = False
+
+
+class FormAnalysis(_Frozen):
+    form_index: int
+    selector: str
+    action: str
+    method: str
+    box: Box
+    fields: tuple[FieldAnalysis, ...] = ()
+    submits: tuple[SubmitControl, ...] = ()
+    script_anchors: tuple[ScriptAnchor, ...] = ()
+    domains: tuple[DomainMatch, ...] = ()
+    cell: tuple[float, float] = (8.0, 19.2)
+
+    @property
+    def relevant_domains(self) -> tuple[DomainMatch, ...]:
+        return tuple(d for d in self.domains if d.relevant)
+
+    def field(self, name: str) -> FieldAnalysis:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+class PageAnalysis(_Frozen):
+    url: str
+    title: str = ""
+    forms: tuple[FormAnalysis, ...] = ()

@@ -1,0 +1,151 @@
+"""Fields ↔ attributes: sim1, sim2, the cut and the paper's assignment rule; relevance."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepbot.domain import parse_domain
+from deepbot.forms.match import MatchParams, assign_attributes, name_words, similarity_table
+from deepbot.forms.models import (
+    Assignment,
+    Box,
+    Evidence,
+    ExtractedForm,
+    FieldLayout,
+    FieldOption,
+    FormField,
+    Markup,
+    SimilarityEntry,
+    TextLink,
+)
+from deepbot.forms.relevance import relevance, score
+
+BOOKS = parse_domain(
+    """
+name: books
+threshold: 0.9
+attributes:
+  - {name: title, aliases: [book title, title], specificity: 0.6}
+  - {name: author, aliases: [writer, written by], specificity: 0.7}
+  - {name: format, aliases: [binding], specificity: 0.25}
+  - {name: publisher, aliases: [published by], specificity: 0.5}
+queries:
+  - {title: java}
+  - {title: xml, format: paperback}
+"""
+)
+B = Box(x=0, y=0, width=10, height=10)
+
+
+def entry(field: str, attribute: str, sim: float) -> SimilarityEntry:
+    return SimilarityEntry(field=field, attribute=attribute, sim1=sim, sim2=0.0, similarity=sim)
+
+
+def text_field(name: str, *texts: str, html_name: str = "") -> tuple[FormField, FieldLayout]:
+    links = tuple(
+        TextLink(text_id=i, text=t, distance=0, angle=180, evidence=Evidence.VISUAL, box=B)
+        for i, t in enumerate(texts)
+    )
+    field = FormField(
+        name=name, html_name=html_name, tag="input", type="text", kind="unbounded", selector="x", box=B
+    )
+    return field, FieldLayout(field=name, texts=links)
+
+
+def test_name_words() -> None:
+    assert name_words("ctl00$ContentPlaceHolder1$txtTitle") == "title"
+    assert name_words("search[author_name]") == "author name"
+    assert name_words("ddlBinding") == "binding"
+    assert name_words("q") == ""
+
+
+def test_assignment_rule_prefers_covering_every_field() -> None:
+    entries = [entry("f1", "a1", 0.8), entry("f2", "a1", 0.95), entry("f2", "a2", 0.9)]
+    got = {(a.field, a.attribute) for a in assign_attributes(entries)}
+    assert got == {("f1", "a1"), ("f2", "a2")}
+
+
+def test_minimum_similarity_cut() -> None:
+    entries = [entry("f1", "a1", 0.74), entry("f2", "a2", 0.75)]
+    assert [(a.field, a.attribute) for a in assign_attributes(entries)] == [("f2", "a2")]
+    assert assign_attributes(entries, MatchParams(min_similarity=0.5))[0].field == "f1"
+
+
+def test_a_leftover_field_shares_its_best_attribute_without_counting_twice() -> None:
+    entries = [entry("pmin", "price", 0.9), entry("pmax", "price", 0.85)]
+    got = assign_attributes(entries)
+    assert [(a.field, a.attribute, a.primary) for a in got] == [
+        ("pmin", "price", True),
+        ("pmax", "price", False),
+    ]
+
+
+def test_sim1_from_texts_and_name_words() -> None:
+    fields = [
+        text_field("t", "Book Title:"),
+        text_field("w", "Written by"),
+        text_field("x", html_name="txtPublisher"),
+    ]
+    form = ExtractedForm(
+        index=0, selector="s", action="", method="get", box=B, fields=tuple(f for f, _ in fields)
+    )
+    table = {(e.field, e.attribute): e for e in similarity_table(form, [lay for _, lay in fields], BOOKS)}
+    assert table[("t", "title")].similarity == pytest.approx(1.0)
+    assert table[("t", "title")].alias == "book title"
+    assert table[("w", "author")].similarity == pytest.approx(1.0)
+    assert table[("x", "publisher")].similarity == pytest.approx(0.9)  # name words count a little less
+    assert ("t", "author") not in table
+
+
+def test_sim2_matches_a_bounded_field_through_its_values() -> None:
+    # radio buttons "Hardcover / Paperback" with no label: the domain's query value explains them
+    options = tuple(FieldOption(value=v, selector="o", box=B) for v in ("hc", "pb"))
+    radio = FormField(
+        name="fmt", tag="input", type="radio", kind="bounded", selector="o", box=B, options=options
+    )
+    link = lambda t: (TextLink(text_id=0, text=t, distance=0, angle=0, evidence=Evidence.VISUAL, box=B),)  # noqa: E731
+    layout = FieldLayout(field="fmt", option_texts=(link("Hardcover"), link("Paperback")))
+    form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(radio,))
+    (got,) = [e for e in similarity_table(form, [layout], BOOKS) if e.attribute == "format"]
+    assert (got.sim1, got.sim2, got.similarity) == (0.0, pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_relevance_is_the_paper_sum_against_mu() -> None:
+    domain = parse_domain(
+        """
+name: books
+threshold: 0.9
+attributes:
+  - {name: title, specificity: 0.6}
+  - {name: author, specificity: 0.7}
+  - {name: format, specificity: 0.25}
+"""
+    )
+    assignments = [
+        Assignment(field="t", attribute="title", confidence=0.71),
+        Assignment(field="a", attribute="author", confidence=1.0),
+        Assignment(field="f", attribute="format", confidence=1.0),
+    ]
+    assert score(assignments, domain) == pytest.approx(1.376)  # the paper's (4)
+    verdict = relevance(assignments, domain)
+    assert verdict.relevant and verdict.score == pytest.approx(1.376)
+    assert not relevance(assignments[2:], domain).relevant
+    shared = Assignment(field="f2", attribute="format", confidence=1.0, primary=False)
+    assert score([*assignments, shared], domain) == pytest.approx(1.376)
+    exact = [Assignment(field="a", attribute="author", confidence=0.9 / 0.7)]
+    assert not relevance(exact, domain).relevant or score(exact, domain) > 0.9  # strictly greater than µ
+
+
+def test_markup_hints_count_for_sim1() -> None:
+    field = FormField(
+        name="q",
+        tag="input",
+        type="text",
+        kind="unbounded",
+        selector="x",
+        box=B,
+        markup=Markup(placeholder="Author"),
+    )
+    form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(field,))
+    table = similarity_table(form, [FieldLayout(field="q")], BOOKS)
+    assert {e.attribute for e in table if e.similarity >= 0.75} == {"author"}

@@ -1,0 +1,87 @@
+"""Text similarity: normalisation, Jaro-Winkler cross-checked, SoftTFIDF properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, tokens
+
+
+def reference_jaro_winkler(s: str, t: str, p: float = 0.1) -> float:
+    """Jaro-Winkler as Winkler's strcmp95 (and jellyfish) computes it: half the
+    transpositions rounded down, prefix boost (up to 4) only above Jaro 0.7."""
+    if s == t:
+        return 1.0
+    if not s or not t:
+        return 0.0
+    window = max(max(len(s), len(t)) // 2 - 1, 0)
+    s_hit, t_hit = [False] * len(s), [False] * len(t)
+    matches = 0
+    for i, c in enumerate(s):
+        for j in range(max(0, i - window), min(len(t), i + window + 1)):
+            if not t_hit[j] and t[j] == c:
+                s_hit[i] = t_hit[j] = True
+                matches += 1
+                break
+    if not matches:
+        return 0.0
+    s_m = [c for c, h in zip(s, s_hit, strict=True) if h]
+    t_m = [c for c, h in zip(t, t_hit, strict=True) if h]
+    transpositions = sum(a != b for a, b in zip(s_m, t_m, strict=True)) // 2  # halved, rounded down
+    jaro = (matches / len(s) + matches / len(t) + (matches - transpositions) / matches) / 3
+    if jaro <= 0.7:
+        return jaro
+    prefix = 0
+    for a, b in zip(s[:4], t[:4], strict=False):
+        if a != b:
+            break
+        prefix += 1
+    return jaro + prefix * p * (1 - jaro)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [("martha", "marhta", 0.9611), ("dwayne", "duane", 0.84), ("dixon", "dicksonx", 0.8133)],
+)
+def test_jaro_winkler_published_values(a: str, b: str, expected: float) -> None:
+    assert jaro_winkler(a, b) == pytest.approx(expected, abs=1e-4)
+
+
+@given(st.text(alphabet="abcdeor", max_size=9), st.text(alphabet="abcdeor", max_size=9))
+def test_jaro_winkler_matches_the_textbook_definition(a: str, b: str) -> None:
+    assert jaro_winkler(a, b) == pytest.approx(reference_jaro_winkler(a, b), abs=1e-12)
+
+
+def test_normalisation() -> None:
+    assert normalize("Title of the Book:") == "book title"
+    assert normalize("Author's name") == "author name"
+    assert normalize("ISBN-13 (e.g. 978...)") == "13 978 isbn"
+    assert tokens("Published") != tokens("Publisher")  # no stemming
+    assert normalize("  the  of  ") == ""
+
+
+def test_soft_tfidf_properties() -> None:
+    scorer = SoftTfidf(["book title", "title", "author name", "author", "publisher", "name", "name"])
+    assert scorer.similarity("Title", "title:") == pytest.approx(1.0)
+    assert scorer.similarity("author", "Authors") > 0.9  # close words count (JW ≥ θ)
+    assert scorer.similarity("publisher", "published") == 0.0  # the paper's point: no stemming
+    assert scorer.similarity("song", "songs") == pytest.approx(0.96)
+    assert scorer.similarity("author", "price") == 0.0
+    assert scorer.similarity("", "title") == 0.0
+    # the rarer word weighs more: "book title" is closer to "book" than to "title"
+    assert scorer.similarity("book title", "book") > scorer.similarity("book title", "title")
+    # a generic word weighs little
+    assert scorer.similarity("author name", "name") < scorer.similarity("author name", "author")
+
+
+def test_table_equals_pairwise_scores() -> None:
+    left = ["book title", "author", "isbn", "published by"]
+    right = ["Title:", "Authors", "ISBN / EAN", "Publisher", "(e.g. Thinking in Java)"]
+    scorer = SoftTfidf([*left, *right])
+    table = scorer.table(left, right)
+    for i, a in enumerate(left):
+        for j, b in enumerate(right):
+            assert table[i, j] == pytest.approx(scorer.similarity(a, b))
+            assert 0.0 <= table[i, j] <= 1.0
