@@ -73,6 +73,40 @@ class Route(_Frozen):
     domain: str | None = None  # set for via=form
     query: dict[str, str] | None = None  # the domain query, for via=form
     form_url: str | None = None  # the page holding the form, for via=form
+    acts_on: str | None = None  # page_identity() of the page a click/submit acts on
+    submit: tuple[str, ...] = ()  # NSEQL steps to try in turn after ``steps`` (form submission)
+
+
+class Link(_Frozen):
+    url: str
+    text: str = ""
+    nofollow: bool = False
+
+
+class ScriptElement(_Frozen):
+    selector: str
+    text: str = ""
+    kind: str = "anchor"
+
+
+class PageSnapshot(_Frozen):
+    """What the browser showed at the end of a route."""
+
+    url: str  # final URL
+    status: int | None = None
+    content_type: str = ""
+    title: str = ""
+    html: str = ""
+    text: str = ""
+    body: bytes | None = None  # raw bytes for non-HTML responses (PDF, JSON, text)
+    links: tuple[Link, ...] = ()
+    scripts: tuple[ScriptElement, ...] = ()
+    revealed: int = 0  # anchors that appeared when menus were hovered
+    session: SessionState = SessionState()
+    settled: bool = True  # False when the load event did not come in time
+    headers: dict[str, str] = {}
+    forms: int = 0  # how many forms the page has
+    submitted: str | None = None  # the submit candidate that worked, for routes that had some
 
 
 class Document(_Frozen):
@@ -101,6 +135,16 @@ class Document(_Frozen):
     @property
     def id(self) -> str:
         return doc_id(self.route_key)
+
+
+def page_identity(url: str, text: str) -> str:
+    """What a page is, for acting on it: its URL plus what it shows.
+
+    Two visits that show the same text at the same URL are the same page, so the
+    same click on both is one route; a POST result at the same URL is another page.
+    """
+    shown = " ".join(text.split())
+    return canonical_url(url) + "#" + hashlib.sha1(shown.encode()).hexdigest()[:16]
 
 
 def doc_id(route_key: str) -> str:

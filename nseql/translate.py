@@ -75,6 +75,9 @@ async def _element_timeout(
     page: Page, step: ElementStep, message: str, step_ms: float
 ) -> tuple[Failure, str]:
     selector = step.selector
+    if "scheduled navigations" in message or "navigated to" in message:
+        # The action happened; the navigation it started is what never finished.
+        return Failure.NAVIGATION, f"the navigation started by the step did not finish within {step_ms:g} ms"
     try:
         count = await page.locator(selector).count()
     except PlaywrightError:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from deepbot.content.extract import main_text, summarize
 from deepbot.content.filters import Decision
 from deepbot.content.handlers import Content, Fetched
-from deepbot.routes import Document, Route
+from deepbot.routes import Document, PageSnapshot, Route
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -34,6 +34,8 @@ class ProcessContext:
     document: Document
     relevance: Decision  # the relevance chain's verdict; processors run either way
     page: Page | None = None  # the live page, for processors that need the browser
+    snapshot: PageSnapshot | None = None  # links and script elements the browser saw
+    session: str | None = None  # digest of the session captured after the page (None: empty)
     routes: list[Route] = field(default_factory=list)  # new routes, pushed after success
 
 

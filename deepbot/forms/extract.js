@@ -199,7 +199,10 @@
     const fxp = formXp(form, fi);
     const fields = [], submits = [];
     let controlsBox = null;
-    const controls = Array.from(form.elements);
+    // form.elements leaves out <input type=image> (HTML spec), yet it submits the form.
+    const images = Array.from(document.querySelectorAll('input[type=image]')).filter((el) => el.form === form);
+    const controls = Array.from(form.elements).concat(images)
+      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     for (const el of controls) {
       const tag = el.localName;
       const type = (tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase()

@@ -1,0 +1,216 @@
+"""Frontier benchmark: push and lease+ack rates on SQLite as the frontier grows.
+
+    python bench/frontier.py [--sizes 10000,100000,1000000] [--json]
+
+For each size N, on a fresh temporary file: push N routes in batches (as a page's
+links arrive), push 10,000 already-seen routes again (dedupe at size N), then drain
+the frontier the way the engine does: lease a batch, ack each route on its own.
+Cost per operation is shown for the first and the last tenth of each phase, so a
+cost that grows with the frontier shows up as a rising µs/op within one size as
+well as across sizes. Route building is not timed; serialising it is. URLs carry a
+hashed path segment, so keys land all over the key index as real links do.
+
+Rates are wall-clock; the CPU columns (this process's CPU time per route, all
+phases) are what to compare on a shared, busy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from deepbot.frontier import SqliteRouteStore
+from deepbot.routes import Route, Via, route_key
+
+PUSH_BATCH = 500  # links found on one page, roughly
+LEASE_BATCH = 50
+REPUSH = 10_000
+
+
+def make_routes(start: int, count: int) -> list[Route]:
+    """Realistic routes: ~80-character URLs, a few lines of NSEQL, a session digest."""
+    routes = []
+    for i in range(start, start + count):
+        slug = hashlib.blake2b(i.to_bytes(8, "little"), digest_size=6).hexdigest()
+        parent = f"https://shop.example.com/catalogue/category-{i // 997 % 50:02d}/listing?page={i // 40}"
+        url = f"https://shop.example.com/books/{slug}/item-{i:09d}/details?ref=list&sort=title"
+        routes.append(
+            Route(
+                key=route_key(Via.LINK, url),
+                url=url,
+                via=Via.LINK,
+                depth=1 + i % 4,
+                seed="https://shop.example.com/",
+                steps=f'navigate "{parent}"\nclick css=a[href="/books/{slug}/item-{i:09d}/details"]\n',
+                program=(
+                    'navigate "https://shop.example.com/"\nclick text="Catalogue"\n'
+                    f'navigate "{parent}"\nclick css=a[href="/books/{slug}/item-{i:09d}/details"]\n'
+                ),
+                session="5f0c3a9e4d2b7c1a8e6f3d0b9a7c5e21",
+                parent=route_key(Via.LINK, parent),
+                priority=float(-(1 + i % 4)),  # breadth-first: shallower first
+            )
+        )
+    return routes
+
+
+def batches(n: int, size: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, n, size):
+        yield start, min(size, n - start)
+
+
+class Phase:
+    """Wall and CPU time of one kind of operation, sample by sample."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[int, float]] = []  # (operations, wall seconds)
+        self.cpu = 0.0
+
+    @contextmanager
+    def timing(self, ops: list[int]) -> Iterator[None]:
+        """Time the block; ``ops[0]``, set inside it, is how many operations it did."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        yield
+        self.cpu += time.process_time() - cpu
+        self.samples.append((ops[0], time.perf_counter() - wall))
+
+    @property
+    def ops(self) -> int:
+        return sum(k for k, _ in self.samples)
+
+    @property
+    def wall(self) -> float:
+        return sum(t for _, t in self.samples)
+
+    def tenths(self) -> tuple[float, float]:
+        """Wall µs per op over the first and the last tenth of the samples."""
+        def cost(part: list[tuple[int, float]]) -> float:
+            return 1e6 * sum(t for _, t in part) / max(1, sum(k for k, _ in part))
+
+        tenth = max(1, len(self.samples) // 10)
+        return cost(self.samples[:tenth]), cost(self.samples[-tenth:])
+
+
+@dataclass
+class Result:
+    routes: int
+    push_per_s: float
+    push_us_first: float  # wall µs per route, first tenth of the pushes
+    push_us_last: float  # ... and last tenth
+    repush_per_s: float  # already-seen routes, at full size
+    lease_per_s: float
+    lease_us_first: float
+    lease_us_last: float
+    ack_per_s: float
+    push_lease_ops_per_s: float  # (pushes + leases) / (push time + lease time)
+    cpu_us_push: float  # CPU µs per route pushed
+    cpu_us_lease: float
+    cpu_us_ack: float
+    push_lease_ops_per_cpu_s: float  # (pushes + leases) / their CPU time
+    file_mb: float
+    mb_per_million: float
+
+
+def run(n: int, directory: Path) -> Result:
+    path = directory / f"frontier-{n}.db"
+    push, repush, lease, ack = Phase(), Phase(), Phase(), Phase()
+    store = SqliteRouteStore(path)
+    for start, count in batches(n, PUSH_BATCH):
+        routes = make_routes(start, count)
+        with push.timing([count]):
+            assert store.push(routes) == count
+    store.close()
+    size = sum(p.stat().st_size for p in directory.glob(path.name + "*"))  # with -wal
+
+    store = SqliteRouteStore(path)
+    seen = make_routes(n - min(n, REPUSH), min(n, REPUSH))
+    for start in range(0, len(seen), PUSH_BATCH):
+        batch = seen[start : start + PUSH_BATCH]
+        with repush.timing([len(batch)]):
+            assert store.push(batch) == 0
+
+    while True:
+        got = [0]
+        with lease.timing(got):
+            leases = store.lease(LEASE_BATCH, "bench", ttl_s=600)
+            got[0] = len(leases)
+        if not leases:
+            lease.samples.pop()  # the empty lease that ends the drain
+            break
+        with ack.timing([len(leases)]):
+            for granted in leases:
+                store.ack_done(granted)
+    assert store.pending() == 0 and lease.ops == ack.ops == n
+    store.close()
+    for p in directory.glob(path.name + "*"):
+        p.unlink()
+
+    push_first, push_last = push.tenths()
+    lease_first, lease_last = lease.tenths()
+    return Result(
+        routes=n,
+        push_per_s=n / push.wall,
+        push_us_first=push_first,
+        push_us_last=push_last,
+        repush_per_s=repush.ops / repush.wall,
+        lease_per_s=n / lease.wall,
+        lease_us_first=lease_first,
+        lease_us_last=lease_last,
+        ack_per_s=n / ack.wall,
+        push_lease_ops_per_s=2 * n / (push.wall + lease.wall),
+        cpu_us_push=1e6 * push.cpu / n,
+        cpu_us_lease=1e6 * lease.cpu / n,
+        cpu_us_ack=1e6 * ack.cpu / n,
+        push_lease_ops_per_cpu_s=2 * n / (push.cpu + lease.cpu),
+        file_mb=size / 1e6,
+        mb_per_million=size / n,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated route counts")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--dir", default=None, help="where the temporary files go (default: system temp)")
+    args = parser.parse_args()
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="deepbot-bench-", dir=args.dir) as tmp:
+        for n in sizes:
+            results.append(run(n, Path(tmp)))
+            if not args.json:
+                print(f"  done {n:,} routes", file=sys.stderr)
+    if args.json:
+        print(json.dumps([asdict(r) for r in results], indent=2))
+        return
+    print(f"SQLite frontier: push batches of {PUSH_BATCH}, lease batches of {LEASE_BATCH}, one ack per route")
+    header = (
+        f"{'routes':>10} {'push/s':>8} {'µs/push 1st→last':>17} {'re-push/s':>10} {'lease/s':>8} "
+        f"{'µs/lease 1st→last':>18} {'ack/s':>7} {'push+lease/s':>13} "
+        f"{'CPU µs push/lease/ack':>22} {'push+lease/CPU s':>17} {'MB/10⁶':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        cpu = f"{r.cpu_us_push:.0f} / {r.cpu_us_lease:.0f} / {r.cpu_us_ack:.0f}"
+        print(
+            f"{r.routes:>10,} {r.push_per_s:>8,.0f} {f'{r.push_us_first:.1f} → {r.push_us_last:.1f}':>17} "
+            f"{r.repush_per_s:>10,.0f} {r.lease_per_s:>8,.0f} "
+            f"{f'{r.lease_us_first:.1f} → {r.lease_us_last:.1f}':>18} {r.ack_per_s:>7,.0f} "
+            f"{r.push_lease_ops_per_s:>13,.0f} {cpu:>22} {r.push_lease_ops_per_cpu_s:>17,.0f} "
+            f"{r.mb_per_million:>7.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""``deepbot crawl``: crawl from seeds (and through domain forms) into a store."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from deepbot.config import DEFAULT_STORE, CrawlConfig
+
+# flag name -> config key; every flag has a config key of the same name.
+_FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
+          "user_agent", "min_delay", "per_host_concurrency")
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "crawl", help="crawl sites (and their query forms) into a store; rerun to resume",
+        description="Crawl from seeds, following links, script-driven anchors and, with --domain, "
+        "relevant query forms. Running the same command again on the same store resumes.")
+    p.add_argument("--seed", action="append", metavar="URL", help="start URL (repeatable)")
+    p.add_argument("--domain", action="append", metavar="FILE", type=Path,
+                   help="domain definition YAML (repeatable)")
+    p.add_argument("--config", type=Path, metavar="FILE", help="crawl config YAML; flags override it")
+    p.add_argument("--depth", type=int, help="link depth from each seed (default 3)")
+    p.add_argument("--workers", type=int, help="concurrent mini-browsers (default 4)")
+    p.add_argument("--max-pages", type=int, help="stop after this many pages")
+    p.add_argument("--include", action="append", metavar="REGEX", help="follow only URLs matching")
+    p.add_argument("--exclude", action="append", metavar="REGEX", help="never follow URLs matching")
+    p.add_argument("--store", type=Path, help=f"SQLite store (default ./{DEFAULT_STORE})")
+    p.add_argument("--keywords", metavar="QUERY",
+                   help='store only documents matching, e.g. \'java AND (xml OR "web services")\'')
+    p.add_argument("--user-agent")
+    p.add_argument("--min-delay", type=float, help="seconds between requests to one host")
+    p.add_argument("--per-host-concurrency", type=int)
+    p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
+    p.add_argument("--headed", action="store_true", help="show the browsers")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    p.set_defaults(func=run)
+
+
+def config_from_args(args: argparse.Namespace) -> CrawlConfig:
+    from deepbot.settings import load_config
+
+    values: dict[str, Any] = {}
+    if args.config is not None:
+        values = load_config(args.config).model_dump(exclude_unset=True)
+    for flag in _FLAGS:
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        key = {"seed": "seeds", "domain": "domains"}.get(flag, flag)
+        values[key] = tuple(value) if isinstance(value, list) else value
+    if args.ignore_robots:
+        values["obey_robots"] = False
+    if args.headed:
+        values["headless"] = False
+    from deepbot.settings import validate_config
+
+    return validate_config(values, source="command line")
+
+
+def run(args: argparse.Namespace) -> int:
+    from deepbot.crawl.runner import crawl_and_report
+
+    config = config_from_args(args)
+    if not config.seeds:
+        print("deepbot crawl: give at least one --seed URL (or seeds: in --config)", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",
+                        stream=sys.stderr)
+    return asyncio.run(crawl_and_report(config, progress=not args.quiet))

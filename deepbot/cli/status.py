@@ -1,0 +1,51 @@
+"""``deepbot status``: routes by state, documents by how they were found, failures by reason."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from deepbot.config import DEFAULT_STORE
+from deepbot.errors import StoreError
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("status", help="show a store's routes, documents, failures")
+    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from deepbot.frontier import SqliteRouteStore
+    from deepbot.store import SqliteDocumentStore
+
+    if not args.store.exists():
+        raise StoreError(f"no store at {args.store} (run `deepbot crawl --store {args.store}` first)")
+    frontier = SqliteRouteStore(args.store)
+    documents = SqliteDocumentStore(args.store)
+    try:
+        report = {
+            "store": str(args.store),
+            "routes": frontier.counts(),
+            "documents": documents.count(),
+            "documents_by_via": documents.counts_by_via(),
+            "failures": frontier.failures(),
+        }
+    finally:
+        frontier.close()
+        documents.close()
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+        return 0
+    print(f"Store {report['store']}")
+    print("Routes:    " + (", ".join(f"{k} {v}" for k, v in sorted(report["routes"].items())) or "none"))
+    by_via = ", ".join(f"{k} {v}" for k, v in sorted(report["documents_by_via"].items()))
+    print(f"Documents: {report['documents']}" + (f" ({by_via})" if by_via else ""))
+    if report["failures"]:
+        print("Failures:")
+        for reason, count in sorted(report["failures"].items(), key=lambda kv: -kv[1]):
+            print(f"  {count:6d}  {reason}")
+    return 0

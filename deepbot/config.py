@@ -1,0 +1,70 @@
+"""CrawlConfig: every knob of a crawl, from a YAML file and/or command-line flags.
+
+Every flag of ``deepbot crawl`` has a key here with the same name (dashes become
+underscores); flags given on the command line override the file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_STORE = "deepbot-store.sqlite"
+DEFAULT_USER_AGENT = "DeepBot/0.1 (+https://github.com/deepbot/deepbot)"
+
+
+def _valid_regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {value!r}: {exc}") from exc
+    return value
+
+
+Regex = Annotated[str, AfterValidator(_valid_regex)]
+
+
+class CrawlConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seeds: tuple[str, ...] = ()
+    domains: tuple[Path, ...] = ()  # domain definition files (form-driven crawling)
+    store: Path = Path(DEFAULT_STORE)
+    depth: int = Field(3, ge=0, description="link depth from each seed")
+    workers: int = Field(4, ge=1, le=64)
+    max_pages: int | None = Field(None, ge=1)
+    include: tuple[Regex, ...] = ()  # a URL must match one of these (when given)
+    exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
+    same_site: bool = True  # only follow links to the seeds' hosts
+    keywords: str | None = None  # boolean keyword query deciding what is stored
+    content_types: tuple[str, ...] = ()  # store only these (prefixes); empty = all
+
+    # politeness
+    user_agent: str = DEFAULT_USER_AGENT
+    obey_robots: bool = True
+    per_host_concurrency: int = Field(4, ge=1)
+    min_delay: float = Field(0.0, ge=0, description="seconds between requests to one host")
+
+    # browser and timing
+    headless: bool = True
+    block_images: bool = True
+    block_media: bool = True
+    route_timeout: float = Field(45.0, gt=0, description="hard bound on one route, seconds")
+    step_timeout: float = Field(10.0, gt=0)
+    settle_timeout: float = Field(5.0, ge=0, description="wait for the load event, at most")
+    recycle_after: int = Field(200, ge=1, description="routes per browser context")
+    max_attempts: int = Field(3, ge=1)
+    lease_ttl: float = Field(120.0, gt=0)
+    reveal_menus: bool = True
+    max_script_clicks: int = Field(30, ge=0, description="script-driven elements clicked per page")
+
+    @field_validator("seeds")
+    @classmethod
+    def _http_seeds(cls, seeds: tuple[str, ...]) -> tuple[str, ...]:
+        for seed in seeds:
+            if not re.match(r"^https?://", seed):
+                raise ValueError(f"seed {seed!r} is not an http(s) URL")
+        return seeds

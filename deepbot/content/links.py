@@ -1,0 +1,170 @@
+"""Obtain Links: turn a page's anchors and script-driven elements into child routes.
+
+A plain link becomes a ``navigate`` route carrying the session captured after the
+parent page (cookies set by script included). A script-driven element becomes a
+click route: the parent's own session and steps, then the click, because the page
+it acts on may only be reachable that way (after a form POST, say).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from deepbot.content.postprocess import ProcessContext
+from deepbot.routes import Route, Via, canonical_url, page_identity, route_key
+from deepbot.sequences import append_steps, click_step, navigate_step
+
+
+@dataclass(frozen=True)
+class ScopeDecision:
+    keep: bool
+    reason: str = "in scope"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which URLs a crawl may follow: the seeds' hosts, include/exclude regexes."""
+
+    hosts: frozenset[str]
+    include: tuple[re.Pattern[str], ...] = ()
+    exclude: tuple[re.Pattern[str], ...] = ()
+    same_site: bool = True
+
+    @classmethod
+    def build(cls, seeds: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
+              same_site: bool = True) -> Scope:
+        return cls(
+            hosts=frozenset((urlsplit(s).hostname or "").lower() for s in seeds),
+            include=tuple(re.compile(p) for p in include),
+            exclude=tuple(re.compile(p) for p in exclude),
+            same_site=same_site,
+        )
+
+    def decide(self, url: str) -> ScopeDecision:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return ScopeDecision(False, "scheme")
+        if self.same_site and (parts.hostname or "").lower() not in self.hosts:
+            return ScopeDecision(False, "off-site")
+        if self.include and not any(p.search(url) for p in self.include):
+            return ScopeDecision(False, "not included")
+        if any(p.search(url) for p in self.exclude):
+            return ScopeDecision(False, "excluded")
+        return ScopeDecision(True)
+
+
+@dataclass
+class ObtainedLinks:
+    routes: list[Route] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+# The texts of pagination controls: "Next »", "2", "›", "More results"…
+_PAGER = re.compile(r"^(?:\d{1,4}|next\b.*|more results.*|older.*|[»›>]+|page \d{1,4})$", re.I)
+
+
+def is_pager(text: str) -> bool:
+    return bool(_PAGER.match(" ".join(text.split()).strip()))
+
+
+def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.LINK) -> Route:
+    """A route that navigates to ``url`` in the session captured after ``parent``.
+
+    Pagination inside results (``via=NEXT``) does not count as a level of depth: the
+    next page of results is as far from the seed as the first.
+    """
+    url = canonical_url(url)
+    steps = navigate_step(url)
+    # From a fresh browser, an empty session needs only the URL; otherwise replay
+    # the parent's path first so the cookies it set are there.
+    program = steps if session is None else append_steps(parent.program, steps)
+    depth = parent.depth if via is Via.NEXT else parent.depth + 1
+    return Route(key=route_key(Via.LINK, url), url=url, via=via, depth=depth,
+                 seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
+                 domain=parent.domain, query=parent.query, form_url=parent.form_url)
+
+
+def click_route(parent: Route, page: str, page_url: str, selector: str, *, via: Via = Via.SCRIPT) -> Route:
+    """A route that replays ``parent`` then clicks ``selector`` on its page.
+
+    ``page`` is the page_identity() of that page: the same click on the same page
+    reached twice is one route.
+    """
+    action = click_step(selector)
+    depth = parent.depth if via is Via.NEXT else parent.depth + 1
+    return Route(
+        key=route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
+        seed=parent.seed, steps=append_steps(parent.steps, action),
+        program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
+        domain=parent.domain, query=parent.query, form_url=parent.form_url,
+    )
+
+
+def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
+                 scripts: Iterable[tuple[str, str]], session: str | None, scope: Scope, *, max_depth: int,
+                 page: str = "") -> ObtainedLinks:
+    """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` (selector, text).
+
+    Inside a query's results (the parent carries a domain), controls that read like
+    pagination become ``via=NEXT`` routes.
+    """
+    out = ObtainedLinks()
+    in_results = parent.domain is not None
+    at_limit = parent.depth >= max_depth
+    seen: set[str] = set()
+    for url, text in links:
+        decision = scope.decide(url)
+        if not decision.keep:
+            out.skip(decision.reason)
+            continue
+        via = Via.NEXT if in_results and is_pager(text) else Via.LINK
+        if at_limit and via is not Via.NEXT:
+            out.skip("depth")
+            continue
+        child = link_route(parent, url, session, via=via)
+        if child.key in seen or child.key == parent.key:
+            continue
+        seen.add(child.key)
+        out.routes.append(child)
+    if scope.decide(page_url).keep:
+        for selector, text in scripts:
+            via = Via.NEXT if in_results and is_pager(text) else Via.SCRIPT
+            if at_limit and via is not Via.NEXT:
+                out.skip("depth")
+                continue
+            child = click_route(parent, page or page_identity(page_url, ""), page_url, selector, via=via)
+            if child.key not in seen:
+                seen.add(child.key)
+                out.routes.append(child)
+    return out
+
+
+class ObtainLinks:
+    """The post-processing filter that feeds the frontier from each page."""
+
+    name = "obtain-links"
+
+    def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
+                 skipped: dict[str, int] | None = None):
+        self.scope = scope
+        self.max_depth = max_depth
+        self.follow_nofollow = follow_nofollow
+        self.skipped: dict[str, int] = {} if skipped is None else skipped  # counts by reason
+
+    async def process(self, ctx: ProcessContext) -> None:
+        snap = ctx.snapshot
+        if snap is None:
+            return
+        links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
+        obtained = obtain_links(ctx.route, snap.url, links, [(s.selector, s.text) for s in snap.scripts],
+                                ctx.session, self.scope, max_depth=self.max_depth,
+                                page=page_identity(snap.url, snap.text))
+        for reason, count in obtained.skipped.items():
+            self.skipped[reason] = self.skipped.get(reason, 0) + count
+        ctx.routes.extend(obtained.routes)

@@ -1,0 +1,285 @@
+"""The crawl engine: lease → visit → process → commit, with N mini-browser workers.
+
+Every route's output (document, child routes) is buffered and committed only once
+the route succeeded, in an order that makes a kill at any instant harmless: push
+children (deduped), upsert the document (by route key), then ack. A route killed
+before its ack is leased again after the restart and its writes are idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, suppress
+from dataclasses import dataclass, field
+
+from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.config import CrawlConfig
+from deepbot.content import (
+    Fetched,
+    MainTextProcessor,
+    PostProcessChain,
+    ProcessContext,
+    Processor,
+    build_document,
+    default_registry,
+    relevance_chain,
+)
+from deepbot.content.links import ObtainLinks, Scope
+from deepbot.crawl.politeness import Politeness
+from deepbot.crawl.robots import RobotsCache
+from deepbot.crawl.stats import CrawlStats, Progress
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.domain import load_domain
+from deepbot.errors import BrowserError, DeepBotError
+from deepbot.forms.queries import FormQueries, looks_like_no_results
+from deepbot.frontier import Lease, SqliteRouteStore
+from deepbot.routes import EMPTY_SESSION, Document, PageSnapshot, Route, Via, page_identity, route_key
+from deepbot.sequences import append_steps, navigate_step
+from deepbot.store import SqliteDocumentStore
+
+log = logging.getLogger("deepbot.crawl")
+
+# Errors a retry cannot fix.
+_PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME")
+_BACKOFF_STATUSES = (429, 503)
+
+
+@dataclass
+class _Outcome:
+    document: Document | None = None
+    children: list[Route] = field(default_factory=list)
+
+
+class Crawler:
+    """Runs a crawl described by a CrawlConfig; documents stream out of ``run()``.
+
+    ``async with Crawler(config) as crawler: async for doc in crawler.run(): ...``
+    Running it again on the same store resumes where it stopped.
+    """
+
+    def __init__(self, config: CrawlConfig, *, processors: Sequence[Processor] = (),
+                 progress: bool = False):
+        self.config = config
+        self.stats = CrawlStats()
+        self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._progress = progress
+        self._stack = AsyncExitStack()
+        self._wake = asyncio.Event()
+        self._stop = False
+        self.scope = Scope.build(config.seeds, config.include, config.exclude, config.same_site)
+        self.registry = default_registry()
+        self.relevance = relevance_chain(query=config.keywords, content_types=config.content_types)
+        self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped)
+        self.forms = FormQueries([load_domain(path) for path in config.domains])
+        # Main text first (documents are stored with it), then what feeds the frontier.
+        self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
+        self._pages_seen: set[str] = set()  # page identities reached by clicks and forms
+        self.frontier: SqliteRouteStore
+        self.documents: SqliteDocumentStore
+        self.pool: BrowserPool
+        self.robots = RobotsCache(user_agent=config.user_agent)
+        self.politeness = Politeness(per_host=config.per_host_concurrency, min_delay=config.min_delay,
+                                     crawl_delay=self.robots.crawl_delay if config.obey_robots else None)
+
+    async def __aenter__(self) -> Crawler:
+        self.config.store.parent.mkdir(parents=True, exist_ok=True)
+        self.frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
+        self._stack.callback(self.frontier.close)
+        self.documents = SqliteDocumentStore(self.config.store)
+        self._stack.callback(self.documents.close)
+        self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        settings = BrowserSettings(
+            headless=self.config.headless, block_images=self.config.block_images,
+            block_media=self.config.block_media, user_agent=self.config.user_agent,
+            recycle_after=self.config.recycle_after,
+            navigation_timeout_ms=int(self.config.step_timeout * 1000),
+        )
+        self.pool = await self._stack.enter_async_context(BrowserPool(self.config.workers, settings))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    def seed_routes(self) -> list[Route]:
+        routes = []
+        for seed in self.config.seeds:
+            steps = navigate_step(seed)
+            routes.append(Route(key=route_key(Via.SEED, seed), url=seed, via=Via.SEED, depth=0,
+                                seed=seed, steps=steps, program=steps))
+        return routes
+
+    async def run(self) -> AsyncIterator[Document]:
+        """Crawl until the frontier is exhausted (or max_pages), yielding stored documents."""
+        out: asyncio.Queue[Document | None] = asyncio.Queue(maxsize=max(64, self.config.workers * 4))
+        self.frontier.push(self.seed_routes())
+        self._done_before = self.frontier.counts().get("done", 0)
+        workers: list[asyncio.Task[None]] = []
+
+        async def supervise() -> None:
+            try:
+                async with asyncio.TaskGroup() as group:
+                    for n in range(self.config.workers):
+                        workers.append(group.create_task(self._worker(n, out)))
+            finally:
+                await out.put(None)
+
+        progress = Progress(self.stats, lambda: self.frontier.pending(), enabled=self._progress)
+        async with progress:
+            supervisor = asyncio.create_task(supervise())
+            try:
+                while (doc := await out.get()) is not None:
+                    yield doc
+                await supervisor
+            finally:
+                self._stop = True
+                if not supervisor.done():
+                    supervisor.cancel()
+                    with __import__("contextlib").suppress(asyncio.CancelledError):
+                        await supervisor
+
+    def _budget_left(self) -> bool:
+        if self.config.max_pages is None:
+            return True
+        return self._done_before + self.stats.fetched + self.stats.in_flight < self.config.max_pages
+
+    async def _worker(self, n: int, out: asyncio.Queue[Document | None]) -> None:
+        worker = f"{self.run_id}/{n}"
+        while not self._stop and self._budget_left():
+            leases = self.frontier.lease(1, worker, self.config.lease_ttl)
+            if not leases:
+                if self.stats.in_flight == 0 and self.frontier.pending() == 0:
+                    self._wake.set()  # let the others see the end too
+                    return
+                self._wake.clear()
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), 0.5)
+                continue
+            self.stats.in_flight += 1
+            try:
+                document = await self._process(leases[0])
+            finally:
+                self.stats.in_flight -= 1
+                self._wake.set()
+            if document is not None:
+                await out.put(document)
+
+    async def _process(self, lease: Lease) -> Document | None:
+        route = lease.route
+        if self.config.obey_robots and route.via in (Via.SEED, Via.LINK):
+            decision = await self.robots.allowed(route.url)
+            if not decision.allowed:
+                self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
+                self.stats.failures["robots"] += 1
+                return None
+        try:
+            outcome = await asyncio.wait_for(self._visit(route), self.config.route_timeout)
+        except (DeepBotError, TimeoutError) as exc:
+            return self._fail(lease, exc)
+        except Exception as exc:  # a bug in one page's processing must not end the crawl
+            log.exception("unexpected error on %s", route.url)
+            return self._fail(lease, exc)
+        return self._commit(lease, outcome)
+
+    async def _visit(self, route: Route) -> _Outcome:
+        session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
+        options = VisitOptions(
+            step_timeout_ms=int(self.config.step_timeout * 1000),
+            settle_timeout_ms=int(self.config.settle_timeout * 1000),
+            reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
+        )
+        async with self.politeness.slot(route.url) as host, self.pool.slot() as slot:
+            snapshot = await visit(route, session, slot, options)
+            host.record(snapshot.status, snapshot.headers.get("retry-after"))
+            if snapshot.status in _BACKOFF_STATUSES:
+                raise _RetryLater(snapshot.status, host.backoff_seconds())
+            if snapshot.submitted is not None:
+                # The document replays the submission that worked, and so do its children.
+                route = route.model_copy(update={
+                    "steps": append_steps(route.steps, snapshot.submitted),
+                    "program": append_steps(route.program, snapshot.submitted), "submit": ()})
+            if route.acts_on is not None:
+                identity = page_identity(snapshot.url, snapshot.text)
+                if identity == route.acts_on or identity in self._pages_seen:
+                    # The click changed nothing, or led to a page already reached another way.
+                    self.stats.fetched += 1
+                    self.stats.outcomes["unchanged" if identity == route.acts_on else "duplicate"] += 1
+                    return _Outcome()
+                self._pages_seen.add(identity)
+            digest = None if snapshot.session.empty else self.frontier.put_session(snapshot.session)
+            fetched = _fetched(route, snapshot)
+            content = self.registry.handle(fetched)
+            document = build_document(route, fetched, content)
+            if route.via in (Via.FORM, Via.NEXT) and looks_like_no_results(document.text):
+                document = document.model_copy(update={"meta": {**document.meta, "no_results": "true"}})
+                self.stats.outcomes["no results"] += 1
+            ctx = ProcessContext(route, fetched, content, document, self.relevance.decide(document),
+                                 page=slot.page, snapshot=snapshot, session=digest)
+            # Processors that need the live page (forms) run while the slot is held.
+            await self.chain.run(ctx)
+        self.stats.fetched += 1
+        self.stats.outcomes[ctx.relevance.reason] += 1
+        children = ctx.routes
+        if self.config.obey_robots:
+            children = [c for c in children if await self._robots_ok(c)]
+        return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=children)
+
+    async def _robots_ok(self, route: Route) -> bool:
+        if route.via not in (Via.LINK, Via.SEED):
+            return True
+        decision = await self.robots.allowed(route.url)
+        if not decision.allowed:
+            self.stats.skipped["robots"] += 1
+        return decision.allowed
+
+    def _commit(self, lease: Lease, outcome: _Outcome) -> Document | None:
+        if outcome.children:
+            added = self.frontier.push(outcome.children)
+            if added:
+                self._wake.set()
+        if outcome.document is not None:
+            self.documents.upsert(outcome.document)
+            self.stats.stored += 1
+        self.frontier.ack_done(lease)
+        return outcome.document
+
+    def _fail(self, lease: Lease, exc: BaseException) -> None:
+        reason = _reason(exc)
+        retry = not any(marker in str(exc) for marker in _PERMANENT)
+        backoff = exc.seconds if isinstance(exc, _RetryLater) else 2.0 ** lease.attempt
+        state = self.frontier.ack_failed(lease, reason, retry=retry, backoff_s=backoff)
+        if state == "failed":
+            self.stats.failed += 1
+            self.stats.failures[reason] += 1
+            log.warning("failed %s: %s", lease.route.url, reason)
+        else:
+            self.stats.retried += 1
+        return None
+
+
+def _fetched(route: Route, snap: PageSnapshot) -> Fetched:
+    return Fetched(url=route.url, final_url=snap.url, status=snap.status, content_type=snap.content_type,
+                   body=snap.body or b"", html=snap.html if snap.body is None else None,
+                   title=snap.title, visible_text=snap.text or None)
+
+
+class _RetryLater(BrowserError):
+    def __init__(self, status: int | None, seconds: float):
+        super().__init__(f"http {status}")
+        self.seconds = seconds
+
+
+def _reason(exc: BaseException) -> str:
+    """A short, countable reason: the error kind plus the first line of its message."""
+    if isinstance(exc, TimeoutError):
+        return "timeout: route exceeded its time bound"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for marker in ("net::ERR_", "Timeout"):
+        if marker in text:
+            start = text.index(marker)
+            text = text[start:].split(" ")[0].rstrip(";,:")
+            break
+    return f"{type(exc).__name__}: {text}"[:200]

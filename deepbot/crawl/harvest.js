@@ -1,0 +1,87 @@
+// Everything the crawler needs from a rendered page, in ONE evaluate: one round
+// trip instead of dozens. Menus that insert links on hover are opened by
+// dispatching the events a pointer would, before anchors are collected.
+async (opts) => {
+  const out = { url: location.href, title: document.title || "", links: [], scripts: [],
+                revealed: 0, storage: [], origins: [] };
+  const cssPath = (el) => {
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
+      if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
+        parts.unshift("#" + CSS.escape(node.id));
+        return parts.join(" > ");
+      }
+      const tag = node.localName;
+      let index = 1;
+      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) {
+        if (sib.localName === tag) index++;
+      }
+      parts.unshift(`${tag}:nth-of-type(${index})`);
+    }
+    return parts.join(" > ");
+  };
+  const label = (el) => ((el.innerText || el.textContent || el.getAttribute("aria-label") ||
+                          el.getAttribute("title") || el.getAttribute("alt") || "").trim()
+                          .replace(/\s+/g, " ").slice(0, 200));
+
+  // 1. Open hover menus: candidates are navigation items and anything with inline
+  // hover handlers; bounded so a huge mega-menu cannot stall the page.
+  if (opts.revealMenus) {
+    const before = document.querySelectorAll("a").length;
+    const triggers = new Set();
+    const sel = "[onmouseover],[onmouseenter],[aria-haspopup],[role=menuitem],nav li,[role=navigation] li," +
+                "[role=menubar] > *,[class*=menu] > li,[class*=dropdown],[id*=menu] > li,[class*=nav] > li";
+    for (const el of document.querySelectorAll(sel)) {
+      if (triggers.size >= opts.maxHover) break;
+      triggers.add(el);
+    }
+    for (const el of triggers) {
+      for (const type of ["pointerover", "pointerenter", "mouseover", "mouseenter"]) {
+        el.dispatchEvent(new MouseEvent(type, { bubbles: !type.endsWith("enter"), cancelable: true, view: window }));
+      }
+    }
+    // Disclosure toggles (the ARIA pattern: a collapsed button that opens a panel)
+    // are clicked: by convention they reveal content rather than navigate.
+    let toggles = 0;
+    for (const el of document.querySelectorAll('[aria-expanded="false"], details:not([open]) > summary')) {
+      if (toggles >= opts.maxHover || el.closest("form") || el.closest("a[href]")) continue;
+      if (el.localName === "summary" || el.localName === "button" || el.getAttribute("role") === "button") {
+        el.click();
+        toggles++;
+      }
+    }
+    if (triggers.size || toggles) await new Promise((resolve) => setTimeout(resolve, 0));
+    out.revealed = document.querySelectorAll("a").length - before;
+  }
+
+  // 2. Anchors: real URLs become link routes; script-driven ones become click routes.
+  const seenScript = new Set();
+  for (const a of document.querySelectorAll("a, area")) {
+    const raw = (a.getAttribute("href") || "").trim();
+    const hasClick = a.hasAttribute("onclick");
+    if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
+      if (a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
+      seenScript.add(a);
+      out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
+    } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
+      out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
+    }
+  }
+  // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
+  for (const el of document.querySelectorAll("[onclick]")) {
+    if (out.scripts.length >= opts.maxScripts) break;
+    if (seenScript.has(el) || el.closest("form") || el.closest("a[href]") && !seenScript.has(el.closest("a"))) continue;
+    if (el.localName === "a" || el.localName === "area") continue;
+    out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName });
+  }
+
+  // 4. Session parts the cookie jar does not hold.
+  try { out.storage = Object.keys(localStorage).map((k) => ({ name: k, value: localStorage.getItem(k) })); } catch (e) {}
+  out.origins = [...new Set([location.origin, ...[...document.querySelectorAll("iframe")]
+    .map((f) => { try { return new URL(f.src, location.href).origin; } catch (e) { return ""; } })
+    .filter((o) => o && o !== "null")])];
+  out.forms = document.forms.length;
+  out.text = document.body ? document.body.innerText : "";
+  out.html = document.documentElement ? document.documentElement.outerHTML : "";
+  return out;
+}

@@ -1,0 +1,85 @@
+"""Crawl counters and the progress display.
+
+Every outcome and every skip is counted by reason, so ``deepbot status`` and the
+final summary explain where each route went.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger("deepbot.crawl")
+
+
+@dataclass
+class CrawlStats:
+    started: float = field(default_factory=time.monotonic)
+    fetched: int = 0  # routes whose page was loaded (stored or not)
+    stored: int = 0
+    failed: int = 0
+    retried: int = 0
+    in_flight: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)  # e.g. stored, filtered:keywords
+    skipped: Counter[str] = field(default_factory=Counter)  # child routes not pushed, by reason
+    failures: Counter[str] = field(default_factory=Counter)
+
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.fetched / elapsed if elapsed > 0 else 0.0
+
+    def line(self, queued: int) -> str:
+        return (
+            f"{self.fetched} fetched ({self.rate():.1f}/s), {self.stored} stored, "
+            f"{queued} queued, {self.in_flight} in flight, {self.failed} failed"
+        )
+
+
+class Progress:
+    """A live line on a terminal (rich); periodic log lines otherwise."""
+
+    def __init__(self, stats: CrawlStats, queued: Callable[[], int], *, enabled: bool = True,
+                 interval: float = 5.0):
+        self.stats = stats
+        self.queued = queued
+        self.enabled = enabled
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+        self._live: object | None = None
+
+    async def __aenter__(self) -> Progress:
+        if self.enabled:
+            if sys.stderr.isatty():
+                from rich.console import Console
+                from rich.live import Live
+
+                live = Live(console=Console(stderr=True), refresh_per_second=4, transient=True)
+                live.start()
+                self._live = live
+                self._task = asyncio.create_task(self._loop(0.25))
+            else:
+                self._task = asyncio.create_task(self._loop(self.interval))
+        return self
+
+    async def _loop(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            text = self.stats.line(self.queued())
+            if self._live is not None:
+                self._live.update(f"[bold]deepbot[/] {text}")  # type: ignore[attr-defined]
+            else:
+                log.info(text)
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._live is not None:
+            self._live.stop()  # type: ignore[attr-defined]

@@ -1,0 +1,231 @@
+"""Visit: run one route in a mini-browser and capture what the page shows.
+
+Input: a Route, its SessionState and a pool Slot. Output: a frozen PageSnapshot
+(status, content type, rendered HTML and text, links, script-driven elements, the
+session after the visit). Playwright's errors are translated here into DeepBot's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from importlib import resources
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Response
+from pydantic import BaseModel, ConfigDict
+
+import nseql
+from deepbot.browser.pool import Slot
+from deepbot.errors import BrowserCrashedError, BrowserError, FormError, PageTimeoutError
+from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
+
+_HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class VisitOptions(_Frozen):
+    step_timeout_ms: int = 10_000
+    settle_timeout_ms: int = 5_000
+    reveal_menus: bool = True
+    max_hover: int = 30
+    max_scripts: int = 30
+    max_body_bytes: int = 20_000_000
+    submit_wait_ms: int = 3_000  # how long a submission may take to change the page
+
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml", "")
+
+
+def is_html(content_type: str) -> bool:
+    return content_type.split(";")[0].strip().lower() in _HTML_TYPES
+
+
+async def visit(route: Route, session: SessionState, slot: Slot, options: VisitOptions) -> PageSnapshot:
+    """Restore ``session`` in ``slot``, run the route's steps, capture the page."""
+    page = slot.page
+    responses: list[Response] = []
+    origins: set[str] = set()
+
+    def on_response(response: Response) -> None:
+        if response.request.is_navigation_request() and response.frame == page.main_frame:
+            responses.append(response)
+
+    def on_navigated(frame: Any) -> None:
+        if frame == page.main_frame:
+            origins.add(_origin(frame.url))
+
+    page.on("response", on_response)
+    page.on("framenavigated", on_navigated)
+    try:
+        if page.url != "about:blank":
+            # sessionStorage is per tab and not part of a session snapshot: start clean.
+            with contextlib.suppress(PlaywrightError):
+                await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
+        await slot.restore(session)
+        slot.mark_dirty()  # whatever happens next may change cookies or storage
+        program = nseql.parse(route.steps)
+        download: bytes | None = None
+        try:
+            await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
+                            navigation_timeout_ms=options.step_timeout_ms)
+        except nseql.StepError as exc:
+            if "Download is starting" not in str(exc):
+                raise
+            # Chromium hands non-renderable types (PDF…) to its download manager;
+            # fetch the same URL with the context's cookies instead.
+            download = await _fetch_body(slot, route.url, options.max_body_bytes)
+        submitted = await _submit(page, route.submit, options) if route.submit else None
+        settled = True
+        if download is None:
+            try:
+                await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
+            except PlaywrightError:
+                settled = False  # a page that never settles is still a page: keep what is there
+        main = responses[-1] if responses else None
+        status = main.status if main else None
+        headers = await _headers(main)
+        content_type = headers.get("content-type", "")
+        if download is not None:
+            return PageSnapshot(url=route.url, status=status or 200, content_type=content_type,
+                                body=download, session=await _capture(slot, [], origins), headers=headers)
+        if not is_html(content_type) and main is not None:
+            body = await _body(main, options.max_body_bytes)
+            if "pdf" in content_type and not (body or b"").startswith(b"%PDF"):
+                # Chromium shows PDFs in its viewer, whose page is not the file: fetch the bytes.
+                body = await _fetch_body(slot, page.url, options.max_body_bytes)
+            return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
+                                title=await page.title(), session=await _capture(slot, [], origins),
+                                settled=settled, headers=headers)
+        data = await _harvest(page, options)
+        origins.update(data.get("origins", ()))
+        session = await _capture(slot, data.get("storage", []), origins)
+        return PageSnapshot(
+            url=data["url"], status=status, content_type=content_type or "text/html",
+            title=data.get("title", ""), html=data.get("html", ""), text=data.get("text", ""),
+            links=tuple(Link(**link) for link in data.get("links", ())),
+            scripts=tuple(ScriptElement(**s) for s in data.get("scripts", ())),
+            revealed=int(data.get("revealed", 0)), session=session, settled=settled, headers=headers,
+            forms=int(data.get("forms", 0)), submitted=submitted,
+        )
+    except nseql.StepError as exc:
+        raise _translate(exc, f"line {exc.line}: {exc}") from exc
+    except PlaywrightError as exc:
+        raise _translate(exc, exc.message) from exc
+    finally:
+        page.remove_listener("response", on_response)
+        page.remove_listener("framenavigated", on_navigated)
+
+
+_CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
+  // Resolves true as soon as the document is a new one (navigation) or its text
+  // differs from what it was before the submission (results loaded by script).
+  const changed = () => window.__deepbotMark !== mark || document.body.innerText !== window.__deepbotText;
+  if (changed()) return resolve(true);
+  const observer = new MutationObserver(() => { if (changed()) { observer.disconnect(); resolve(true); } });
+  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  setTimeout(() => { observer.disconnect(); resolve(changed()); }, ms);
+})"""
+
+
+async def _submit(page: Page, candidates: tuple[str, ...], options: VisitOptions) -> str:
+    """Try each submission in turn; return the first that navigated or changed the page."""
+    tried: list[str] = []
+    for n, candidate in enumerate(candidates):
+        mark = f"m{n}"
+        with contextlib.suppress(PlaywrightError):
+            await page.evaluate(
+                "(mark) => { window.__deepbotMark = mark; window.__deepbotText = document.body.innerText; }",
+                mark)
+        try:
+            await nseql.run(nseql.parse(candidate), page, step_timeout_ms=options.step_timeout_ms,
+                            navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
+        except nseql.StepError as exc:
+            tried.append(f"{candidate.strip()}: {exc.reason}")
+            continue
+        try:
+            changed = await page.evaluate(_CHANGE_JS, [mark, options.submit_wait_ms])
+        except PlaywrightError:
+            changed = True  # the page navigated while we watched: a new document
+        if changed:
+            return candidate
+        tried.append(f"{candidate.strip()}: nothing changed")
+    raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
+
+
+async def _harvest(page: Page, options: VisitOptions) -> dict[str, Any]:
+    args = {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
+            "maxScripts": options.max_scripts}
+    try:
+        return dict(await page.evaluate(_HARVEST_JS, args))
+    except PlaywrightError as exc:
+        if "context was destroyed" not in exc.message and "navigat" not in exc.message:
+            raise
+    # Opening a menu navigated after all: harvest the page it led to, touching nothing.
+    with contextlib.suppress(PlaywrightError):
+        await page.wait_for_load_state("domcontentloaded", timeout=options.settle_timeout_ms)
+    return dict(await page.evaluate(_HARVEST_JS, {**args, "revealMenus": False}))
+
+
+def _translate(exc: BaseException, message: str) -> BrowserError:
+    text = str(exc).lower()
+    if "timeout" in text:
+        return PageTimeoutError(message)
+    if "crash" in text or "target closed" in text or "has been closed" in text:
+        return BrowserCrashedError(message)
+    return BrowserError(message)
+
+
+def _origin(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
+
+
+async def _headers(response: Response | None) -> dict[str, str]:
+    if response is None:
+        return {}
+    with contextlib.suppress(PlaywrightError):
+        return {k.lower(): v for k, v in (await response.all_headers()).items()}
+    return {}
+
+
+async def _body(response: Response, cap: int) -> bytes | None:
+    with contextlib.suppress(PlaywrightError):
+        body = await response.body()
+        return body[:cap]
+    return None
+
+
+async def _fetch_body(slot: Slot, url: str, cap: int) -> bytes:
+    api = await slot.context.request.get(url, max_redirects=5, timeout=30_000)
+    try:
+        body = await api.body()
+        return body[:cap]
+    finally:
+        await api.dispose()
+
+
+async def _capture(slot: Slot, storage: list[dict[str, str]], origins: set[str]) -> SessionState:
+    """The session a child route needs: cookies plus localStorage of the page's origin.
+
+    When the route touched one origin, that is the whole state and the slot knows
+    what it holds; otherwise ask Playwright for the full snapshot (slower).
+    """
+    origins.discard("")
+    if len(origins) > 1:
+        state = await slot.context.storage_state()
+        session = SessionState.from_playwright(dict(state))
+        slot.mark_dirty()
+        return session
+    cookies = await slot.context.cookies()
+    origin_entries: tuple[dict[str, Any], ...] = ()
+    if storage and origins:
+        origin_entries = ({"origin": next(iter(origins)), "localStorage": storage},)
+    session = SessionState(cookies=tuple(dict(c) for c in cookies), origins=origin_entries)
+    slot.session_digest = session.digest()
+    return session

@@ -1,0 +1,75 @@
+"""Filling a relevant form with a domain query: assignments → NSEQL steps (pure).
+
+Unbounded fields get the query value. Bounded fields get the option whose label (or
+value) best matches it by SoftTFIDF/Jaro-Winkler — "paperback" picks "Paperback (PB)".
+Attributes the query leaves empty, and fields no attribute was assigned to, keep
+their defaults. A field that only shares an attribute (``primary=False``: the second
+box of a range) is left alone too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import nseql
+from deepbot.forms.models import DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
+from deepbot.forms.textsim import SoftTfidf
+
+MIN_OPTION_SIMILARITY = 0.3  # below this no option means the value: keep the default
+
+
+@dataclass(frozen=True)
+class FilledQuery:
+    """The steps filling one form with one query, and what they set."""
+
+    steps: tuple[nseql.Step, ...]
+    values: dict[str, str]  # field name -> the value or option label chosen
+
+
+def best_option(options: tuple[OptionAnalysis, ...], value: str) -> tuple[OptionAnalysis, float] | None:
+    """The option a person would pick for ``value``, with its similarity."""
+    candidates = [o for o in options if (o.label or o.value).strip()]
+    if not candidates or not value.strip():
+        return None
+    texts = [" ".join(dict.fromkeys((o.label, o.value, *o.texts))) for o in candidates]
+    scorer = SoftTfidf([value, *texts])
+    scores = scorer.table([value], texts)[0]
+    index = int(scores.argmax())
+    return candidates[index], float(scores[index])
+
+
+def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str]) -> FilledQuery | None:
+    """The steps filling ``form`` with ``query``; None when no assigned field gets a value."""
+    steps: list[nseql.Step] = []
+    values: dict[str, str] = {}
+    for assignment in match.assignments:
+        value = query.get(assignment.attribute, "")
+        if not assignment.primary or not value.strip():
+            continue
+        field = form.field(assignment.field)
+        steps.extend(_fill_field(field, value, values))
+    if not values:
+        return None
+    return FilledQuery(tuple(steps), values)
+
+
+def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> list[nseql.Step]:
+    if field.kind == "unbounded":
+        chosen[field.name] = value
+        return [nseql.Fill(field.selector, value)]
+    found = best_option(field.options, value)
+    if found is None or found[1] < MIN_OPTION_SIMILARITY:
+        return []
+    option, _ = found
+    chosen[field.name] = option.label or option.value
+    if field.type.startswith("select"):
+        return [nseql.Select(field.selector, option.value, by="value")]
+    steps: list[nseql.Step] = []
+    if field.type == "checkbox":
+        # Restrict to the chosen value: untick the others that were ticked by default.
+        steps.extend(nseql.Uncheck(o.selector) for o in field.options
+                     if o.selected and o is not option and o.selector)
+    if option.selector:
+        steps.append(nseql.Check(option.selector))
+    return steps

@@ -1,0 +1,84 @@
+"""The Form Analyzer in the post-processing chain: relevant forms become query routes.
+
+Every page's forms are analysed against every configured domain. A relevant form
+yields one route per domain query: the page's own session and steps, the fill
+steps, and the submission candidates the worker tries in turn (§IV.C).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deepbot.content.postprocess import ProcessContext
+from deepbot.domain import Domain
+from deepbot.forms.analyzer import analyze_page
+from deepbot.forms.fill import fill_steps
+from deepbot.forms.submit import submit_candidates
+from deepbot.routes import Route, Via, page_identity, route_key
+from deepbot.sequences import append_steps, steps_text
+
+# What result pages say when a query matched nothing.
+_NO_RESULTS = re.compile(
+    r"\b(no (items|results|records|matches|books|titles|products)\b.{0,40}\b(found|matched|match)"
+    r"|no (results|matches) (found|for)|did not match any|nothing (was )?found|0 (results|items|matches)"
+    r"|your search returned no|sorry, we couldn.?t find)", re.I)
+
+
+def looks_like_no_results(text: str) -> bool:
+    return bool(_NO_RESULTS.search(text[:5000]))
+
+
+@dataclass(frozen=True)
+class RelevantForm:
+    url: str
+    form_index: int
+    domain: str
+    score: float
+    queries: int
+
+
+@dataclass
+class FormQueries:
+    """Analyse forms on pages outside results; push a route per (relevant form, query)."""
+
+    domains: Sequence[Domain]
+    name: str = "form-analyzer"
+    found: list[RelevantForm] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    async def process(self, ctx: ProcessContext) -> None:
+        snap, page, route = ctx.snapshot, ctx.page, ctx.route
+        # Inside a query's results (and the detail pages under them) the form is the one
+        # already used; analysing it again would only resubmit the same queries.
+        if snap is None or page is None or not snap.forms or route.domain is not None or not self.domains:
+            return
+        analysis = await analyze_page(page, self.domains)
+        self.counts["forms analysed"] += len(analysis.forms)
+        acts_on = page_identity(snap.url, snap.text)
+        by_name = {d.name: d for d in self.domains}
+        for form in analysis.forms:
+            for match in form.relevant_domains:
+                domain = by_name[match.domain]
+                candidates = submit_candidates(form)
+                made = 0
+                for query in domain.queries:
+                    filled = fill_steps(form, match, query)
+                    if filled is None:
+                        self.counts["queries not applicable"] += 1
+                        continue
+                    action = steps_text(*filled.steps)
+                    ctx.routes.append(Route(
+                        key=route_key(Via.FORM, snap.url, acts_on,
+                                      f"{domain.name}\n{form.selector}\n{sorted(query.items())}\n{action}"),
+                        url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
+                        steps=append_steps(route.steps, action), program=append_steps(route.program, action),
+                        session=route.session, parent=route.key, domain=domain.name, query=dict(query),
+                        form_url=snap.url, acts_on=acts_on, submit=candidates,
+                    ))
+                    made += 1
+                self.counts["relevant forms"] += 1
+                self.counts["query routes"] += made
+                self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, made))

@@ -1,0 +1,58 @@
+"""The mini-browser pool: contexts are reused, yet no route sees another's session."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.routes import SessionState
+from fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.browser
+
+
+async def _page_state(slot, url: str) -> tuple[str, str | None, str | None]:
+    await slot.page.goto(url)
+    return tuple(await slot.page.evaluate(
+        "[document.cookie, localStorage.getItem('who'), sessionStorage.getItem('who')]"))
+
+
+async def test_session_isolation_between_routes_on_one_reused_context(site: FixtureServer) -> None:
+    url = site.url("/")
+    async with BrowserPool(1, BrowserSettings(recycle_after=100)) as pool:
+        # Route A: starts clean, its page sets a cookie and storage.
+        async with pool.slot() as slot:
+            first_context = slot.context
+            await slot.restore(SessionState())
+            await slot.page.goto(url)
+            await slot.page.evaluate(
+                "document.cookie='who=alice'; localStorage.setItem('who','alice');"
+                "sessionStorage.setItem('who','alice')")
+            slot.mark_dirty()
+            state = SessionState.from_playwright(dict(await slot.context.storage_state()))
+        # Route B: a fresh session on the same reused context sees none of it.
+        async with pool.slot() as slot:
+            assert slot.context is first_context  # reused, not recreated
+            await slot.restore(SessionState())
+            cookie, local, _ = await _page_state(slot, url)
+            assert cookie == ""
+            assert local is None
+            assert await slot.context.cookies() == []
+        # Route C: restoring A's snapshot brings back exactly A's cookie and storage.
+        async with pool.slot() as slot:
+            await slot.restore(state)
+            cookie, local, _ = await _page_state(slot, url)
+            assert cookie == "who=alice"
+            assert local == "alice"
+
+
+async def test_broken_slot_is_replaced_by_a_fresh_context(site: FixtureServer) -> None:
+    async with BrowserPool(1) as pool:
+        with pytest.raises(RuntimeError):
+            async with pool.slot() as slot:
+                broken = slot.context
+                raise RuntimeError("route failed")
+        async with pool.slot() as slot:
+            assert slot.context is not broken
+            await slot.page.goto(site.url("/"))
+            assert await slot.page.title() == "DeepBot fixture web"
