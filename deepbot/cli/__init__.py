@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from deepbot.errors import DeepBotError
 
 # Module names under deepbot.cli, in the order `deepbot --help` lists them.
-COMMANDS: tuple[str, ...] = ("crawl", "status", "search", "export", "replay", "analyze", "fixtures_cmd")
+COMMANDS: tuple[str, ...] = (
+    "demo", "crawl", "status", "search", "export", "replay", "analyze", "fixtures_cmd",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

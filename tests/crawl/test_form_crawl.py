@@ -1,0 +1,97 @@
+"""Domain crawls of the fixture shops: relevant forms found, every query run on every
+submission variant, results followed across pages to exactly the expected detail pages."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import pytest_asyncio
+
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from deepbot.routes import Document, Via
+from fixtures.server import FixtureServer
+from fixtures.sites import shops
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400)]
+
+ERROR_PAGES = ("Please enter at least one search term", "Session expired")
+
+
+@dataclass
+class ShopCrawl:
+    shop: str
+    site: FixtureServer
+    documents: list[Document]
+    failures: dict[str, int]
+    relevant_forms: set[str]
+
+
+async def _crawl(shop: str, tmp: Path) -> AsyncIterator[ShopCrawl]:
+    with FixtureServer() as site:
+        config = CrawlConfig(seeds=(site.url(f"/{shop}/"),), domains=(Path(f"domains/{shop}.yaml"),),
+                             store=tmp / f"{shop}.sqlite", workers=3, depth=3, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            failures = crawler.frontier.failures()
+            relevant = {urlsplit(f.url).path for f in crawler.forms.found}
+        yield ShopCrawl(shop, site, documents, failures, relevant)
+
+
+@pytest_asyncio.fixture(scope="module", params=["books", "music"])
+async def shop_crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                     ) -> AsyncIterator[ShopCrawl]:
+    async for result in _crawl(request.param, tmp_path_factory.mktemp(request.param)):
+        yield result
+
+
+def _path(url: str) -> str:
+    return urlsplit(url).path
+
+
+def test_detail_pages_are_exactly_the_query_results(shop_crawl: ShopCrawl) -> None:
+    details = {_path(d.final_url) for d in shop_crawl.documents if "/item/" in d.final_url}
+    assert details == shops.expected_detail_paths(shop_crawl.shop)  # across all result pages
+    assert not shop_crawl.failures
+
+
+def test_every_submission_variant_is_found_relevant_and_submitted(shop_crawl: ShopCrawl) -> None:
+    variants = shops.variants(shop_crawl.shop)
+    assert shop_crawl.relevant_forms == {v.path for v in variants}  # and no decoy page
+    form_docs = [d for d in shop_crawl.documents if d.via is Via.FORM]
+    for v in variants:
+        queries = [q for q in shops.domain_queries(shop_crawl.shop) if shops.restrict(v, q) is not None]
+        submitted = [d for d in form_docs if _path(d.form_url or "") == v.path]
+        assert {tuple(sorted((d.query or {}).items())) for d in submitted} == {
+            tuple(sorted(q.items())) for q in queries}, v.key
+    # SubmittedForms precision 1.0: every submission reached a real results page.
+    assert form_docs
+    for doc in form_docs:
+        assert not any(marker in doc.text for marker in ERROR_PAGES), (doc.form_url, doc.query)
+        assert doc.domain == shop_crawl.shop and doc.form_url
+
+
+def test_decoy_forms_are_never_submitted(shop_crawl: ShopCrawl) -> None:
+    actions = {v.action for v in shops.variants(shop_crawl.shop)}
+    for method, target in shop_crawl.site.hits:
+        path, _, query = target.partition("?")
+        if method == "POST":
+            assert path in actions, target
+        assert not (path == f"/{shop_crawl.shop}/search" and "q=" in query), target  # quick search
+
+
+def test_form_documents_replay_the_whole_path(shop_crawl: ShopCrawl) -> None:
+    for doc in shop_crawl.documents:
+        if doc.via not in (Via.FORM, Via.NEXT):
+            continue
+        lines = doc.nseql.splitlines()
+        assert lines[0].startswith("navigate ")  # from a fresh browser
+        if doc.via is Via.NEXT and len(lines) == 1:
+            continue  # a result page with its own URL (GET): navigating there is the whole path
+        # Otherwise the path is the form page, the filling, the submission (then pagination).
+        assert any(line.startswith(("fill ", "select ", "check ")) for line in lines), doc.nseql
+        assert any(line.startswith(("click ", "submit ")) for line in lines), doc.nseql
