@@ -3,8 +3,15 @@
     async with Crawler(CrawlConfig(seeds=("https://shop.example/",))) as crawler:
         async for document in crawler.run():
             ...
+
+    for document in deepbot.crawl(seeds=["https://shop.example/"], store="shop.sqlite"):
+        ...  # the same, from synchronous code (see deepbot.api)
+
+``deepbot.crawl`` is the function; the ``deepbot.crawl`` package (engine, stats…) is
+imported by its submodules' names, e.g. ``from deepbot.crawl.engine import Crawler``.
 """
 
+from deepbot.api import CrawlIterator, crawl
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.domain import Attribute, Domain, load_domain
@@ -18,6 +25,7 @@ from deepbot.errors import (
     StoreError,
 )
 from deepbot.forms import FormAnalysis, PageAnalysis, analyze_extracted, analyze_form, analyze_page
+from deepbot.replay import DocumentReplay, replay_document
 from deepbot.routes import Document, Route, SessionState, Via
 
 __all__ = [
@@ -25,9 +33,11 @@ __all__ = [
     "BrowserError",
     "ConfigError",
     "CrawlConfig",
+    "CrawlIterator",
     "Crawler",
     "DeepBotError",
     "Document",
+    "DocumentReplay",
     "Domain",
     "DomainError",
     "FormAnalysis",
@@ -41,6 +51,8 @@ __all__ = [
     "analyze_extracted",
     "analyze_form",
     "analyze_page",
+    "crawl",
     "load_domain",
+    "replay_document",
 ]
 __version__ = "0.1.0"

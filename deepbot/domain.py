@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from deepbot.errors import DomainError
+from deepbot.yamlfile import load_mapping, read_text, validate
 
 __all__ = ["Attribute", "Domain", "load_domain"]
 
@@ -131,83 +131,10 @@ def _error(kind: str, template: str, loc: tuple[str | int, ...], value: Any, **c
 
 def load_domain(path: str | Path) -> Domain:
     """Read and validate a domain definition; every problem is a located DomainError."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DomainError(f"{path}: cannot read domain file: {exc.strerror or exc}") from exc
-    return parse_domain(text, str(path))
+    return parse_domain(read_text(path, DomainError, "domain file"), str(path))
 
 
 def parse_domain(text: str, source: str = "<domain>") -> Domain:
     """Validate a domain definition given as YAML text; ``source`` names it in errors."""
-    loader = _Loader(text)
-    try:
-        root = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise DomainError(f"{source}{where}: YAML syntax error: {problem}") from None
-    except yaml.YAMLError as exc:
-        raise DomainError(f"{source}: YAML error: {exc}") from None
-    finally:
-        loader.dispose()
-    if not isinstance(data, dict):
-        first = root.start_mark.line + 1 if root is not None else 1
-        raise DomainError(
-            f"{source}:{first}: a domain definition is a mapping (name, threshold, attributes, queries)"
-        )
-    try:
-        return Domain.model_validate(data)
-    except ValidationError as exc:
-        messages = [
-            f"{source}:{_line_of(root, err['loc'])}: {_path(err['loc']) or '(top)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)
-        ]
-        raise DomainError("\n".join(messages)) from None
-
-
-class _Loader(yaml.SafeLoader):
-    """Safe loading that refuses duplicate keys (a silent override hides typos)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
-def _line_of(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
-    """1-based line of the deepest YAML node the error location reaches."""
-    node = root
-    line = root.start_mark.line + 1 if root is not None else 1
-    for part in loc:
-        child: yaml.Node | None = None
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                if key_node.value == part:
-                    # an unknown key is reported at the key itself; a bad value at the value
-                    child = value_node
-                    line = key_node.start_mark.line + 1
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            break
-        node = child
-        line = child.start_mark.line + 1
-    return line
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    data, root = load_mapping(text, source, DomainError, "a domain definition")
+    return validate(Domain, data, root, source, DomainError)

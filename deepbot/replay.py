@@ -4,10 +4,14 @@ The pieces are separate so other commands can reuse them: ``load_program`` parse
 (raising ReplayStepError with line and column), ``replay_in_browser`` runs a program
 in a new context of a browser the caller owns and captures the final page, and
 ``replay`` launches and closes its own Chromium around that.
+
+``replay_document`` replays a stored Document's program and says whether it reached
+the same page; the decision itself is ``compare_pages``, a pure function.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +21,15 @@ from playwright.async_api import Error as PlaywrightError
 
 import nseql
 from deepbot.browser import launch_chromium
+from deepbot.content.extract import main_text, page_text
+from deepbot.content.fingerprint import SHINGLE_WORDS, similarity
 from deepbot.errors import BrowserError, ReplayError
+from deepbot.routes import Document, Via, canonical_url
 
+# A long page whose ads or dates changed stays above this; a page differing in the word
+# that matters (another target, another search) falls far below (see content.fingerprint).
+SIMILARITY_THRESHOLD = 0.9
+FINGERPRINT = f"Jaccard similarity of the {SHINGLE_WORDS}-word shingles of the main text"
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}  # fixed, so screenshots of one page compare
 LOAD_GRACE_S = 5.0  # at most this long for `load` after each navigation (never-settling pages)
 
@@ -152,3 +163,132 @@ async def replay(
             return await replay_in_browser(browser, steps, timeout=timeout, screenshot=screenshot, html=html)
         finally:
             await browser.close()
+
+
+# -- did a replay reach the stored page? ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What tells one page from another: where it is, how it answered, what it says."""
+
+    url: str
+    text: str
+    status: int | None = None
+
+
+@dataclass(frozen=True)
+class PageMatch:
+    """The verdict of ``compare_pages`` and what it compared."""
+
+    reached: bool
+    reason: str  # one sentence: why reached or not
+    stored_url: str  # canonical
+    replayed_url: str  # canonical
+    similarity: float  # of the two texts' fingerprints, in [0, 1]
+    threshold: float
+
+    @property
+    def same_url(self) -> bool:
+        return self.stored_url == self.replayed_url
+
+
+def _error_status(status: int | None) -> bool:
+    return status is not None and status >= 400
+
+
+def compare_pages(
+    stored: PageFacts,
+    replayed: PageFacts,
+    *,
+    url_identifies: bool = True,
+    threshold: float = SIMILARITY_THRESHOLD,
+) -> PageMatch:
+    """Did the replay reach the stored page?
+
+    An error status the stored page did not have means the page is gone. Otherwise
+    the same text (fingerprint similarity ≥ ``threshold``) is the same page wherever
+    it now lives, and the same canonical URL is the same page even if its text changed
+    -- unless the URL does not identify the page (``url_identifies=False``: a page
+    reached by a click or a form, e.g. POST results that all share one URL).
+    """
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], not {threshold}")
+    sim = round(similarity(stored.text, replayed.text), 4)
+    same_url = canonical_url(stored.url) == canonical_url(replayed.url)
+    text = f"text similarity {sim:.2f} {'≥' if sim >= threshold else '<'} {threshold:.2f}"
+    if _error_status(replayed.status) and replayed.status != stored.status:
+        was = f" (stored with HTTP {stored.status})" if stored.status is not None else ""
+        reached, reason = False, f"the page is gone: HTTP {replayed.status} at {replayed.url}{was}"
+    elif sim >= threshold:
+        where = "at the same URL" if same_url else f"at another URL ({replayed.url})"
+        reached, reason = True, f"same content {where}: {text}"
+    elif same_url and url_identifies:
+        reached, reason = True, f"same URL, but the content changed: {text}"
+    elif same_url:
+        reached, reason = False, (
+            f"same URL but different content ({text}); pages reached by a click or a form "
+            "can share a URL, so only the content tells them apart"
+        )
+    else:
+        reached, reason = False, f"a different page: {replayed.url} instead of {stored.url}, {text}"
+    return PageMatch(reached, reason, canonical_url(stored.url), canonical_url(replayed.url), sim, threshold)
+
+
+def replayed_text(html: str) -> str:
+    """The text of a replayed page, extracted as the crawl extracted the stored one."""
+    return main_text(html) or page_text(html)
+
+
+def url_identifies(doc: Document) -> bool:
+    """True when the document's URL alone names its page (links and seeds, not actions)."""
+    return doc.via in (Via.SEED, Via.LINK)
+
+
+@dataclass(frozen=True)
+class DocumentReplay:
+    """A stored document replayed: what the browser did, and the verdict."""
+
+    document: Document
+    result: ReplayResult
+    match: PageMatch | None  # None when a step failed: there was nothing to compare
+
+    @property
+    def reached(self) -> bool:
+        return self.result.ok and self.match is not None and self.match.reached
+
+    @property
+    def reason(self) -> str:
+        if self.result.error is not None or self.match is None:
+            return f"{self.result.error} (the page or the way to it changed)"
+        return self.match.reason
+
+
+async def replay_document(
+    doc: Document,
+    *,
+    browser: Browser | None = None,
+    headed: bool = False,
+    screenshot: Path | None = None,
+    html: Path | None = None,
+    timeout: float = 30.0,
+    threshold: float = SIMILARITY_THRESHOLD,
+) -> DocumentReplay:
+    """Replay ``doc.nseql`` from a fresh context and compare the page with the stored one.
+
+    With ``browser`` the replay runs in a new context of it (``headed`` is then the
+    browser's business); without, a Chromium is launched and closed around it.
+    """
+    if browser is not None:
+        result = await replay_in_browser(browser, doc.nseql, timeout=timeout, screenshot=screenshot,
+                                         html=html)
+    else:
+        result = await replay(doc.nseql, headed=headed, screenshot=screenshot, html=html, timeout=timeout)
+    if result.error is not None:
+        return DocumentReplay(doc, result, None)
+    text = await asyncio.to_thread(replayed_text, result.html)  # parsing a big DOM is CPU work
+    match = compare_pages(
+        PageFacts(doc.final_url, doc.text, doc.status), PageFacts(result.final_url, text, result.status),
+        url_identifies=url_identifies(doc), threshold=threshold,
+    )  # fmt: skip
+    return DocumentReplay(doc, result, match)

@@ -59,7 +59,7 @@ def load_mapping(
         loader.dispose()
     if not isinstance(data, dict) or root is None:
         first = root.start_mark.line + 1 if root is not None else 1
-        raise error(f"{source}:{first}: {what} must be a mapping of keys to values")
+        raise error(f"{source}:{first}: {what} is a mapping of keys to values")
     return data, root
 
 

@@ -8,4 +8,5 @@ bash scripts/install-chromium.sh
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 .venv/bin/ruff check deepbot nseql fixtures tests bench
+.venv/bin/mypy
 .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

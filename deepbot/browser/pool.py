@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
@@ -20,6 +21,8 @@ from playwright.async_api import Error as PlaywrightError
 from deepbot.browser.launch import launch_chromium
 from deepbot.errors import BrowserCrashedError
 from deepbot.routes import SessionState
+
+log = logging.getLogger("deepbot.browser")
 
 # Heavy media the crawler never needs: blocking them in Chromium itself (no Python
 # round trip per request) keeps one page ≈ one request to the host.
@@ -50,7 +53,6 @@ class Slot:
     session_digest: str | None = None  # the session the context holds, if known clean
     broken: bool = False
     generation: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
 
     async def restore(self, session: SessionState) -> None:
         """Bring the context to exactly ``session`` (cookies and storage)."""
@@ -116,6 +118,7 @@ class BrowserPool:
             if self._browser is None or not self._browser.is_connected():
                 if self._browser is not None:
                     self.relaunches += 1
+                    log.warning("Chromium died; relaunched it (%d so far)", self.relaunches)
                     self._generation += 1
                 await self._launch()
             assert self._browser is not None

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     frontier = SqliteRouteStore(args.store)
     documents = SqliteDocumentStore(args.store)
     try:
-        report = {
+        report: dict[str, Any] = {
             "store": str(args.store),
             "routes": frontier.counts(),
             "documents": documents.count(),

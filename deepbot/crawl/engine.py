@@ -36,7 +36,7 @@ from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.domain import load_domain
 from deepbot.errors import BrowserError, DeepBotError
 from deepbot.forms.queries import FormQueries, looks_like_no_results
-from deepbot.frontier import Lease, SqliteRouteStore
+from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.routes import EMPTY_SESSION, Document, PageSnapshot, Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, navigate_step
 from deepbot.store import SqliteDocumentStore
@@ -70,6 +70,7 @@ class Crawler:
         self._stack = AsyncExitStack()
         self._wake = asyncio.Event()
         self._stop = False
+        self._supervisor: asyncio.Task[None] | None = None  # the workers of a run() in progress
         self.scope = Scope.build(config.seeds, config.include, config.exclude, config.same_site)
         self.registry = default_registry()
         self.relevance = relevance_chain(query=config.keywords, content_types=config.content_types)
@@ -102,7 +103,18 @@ class Crawler:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        # A run() left by `break` is finalised only when collected, maybe after this:
+        # stop its workers before the browser and the stores they use are closed.
+        await self._halt()
         await self._stack.aclose()
+
+    async def _halt(self) -> None:
+        self._stop = True
+        supervisor = self._supervisor
+        if supervisor is not None and not supervisor.done():
+            supervisor.cancel()
+            with suppress(asyncio.CancelledError):
+                await supervisor
 
     def seed_routes(self) -> list[Route]:
         routes = []
@@ -116,7 +128,7 @@ class Crawler:
         """Crawl until the frontier is exhausted (or max_pages), yielding stored documents."""
         out: asyncio.Queue[Document | None] = asyncio.Queue(maxsize=max(64, self.config.workers * 4))
         self.frontier.push(self.seed_routes())
-        self._done_before = self.frontier.counts().get("done", 0)
+        self._done_before = self.frontier.counts()[RouteState.DONE]
         workers: list[asyncio.Task[None]] = []
 
         async def supervise() -> None:
@@ -125,21 +137,18 @@ class Crawler:
                     for n in range(self.config.workers):
                         workers.append(group.create_task(self._worker(n, out)))
             finally:
-                await out.put(None)
+                if not self._stop:  # when stopped, nobody reads on, and the queue may be full
+                    await out.put(None)
 
         progress = Progress(self.stats, lambda: self.frontier.pending(), enabled=self._progress)
         async with progress:
-            supervisor = asyncio.create_task(supervise())
+            supervisor = self._supervisor = asyncio.create_task(supervise())
             try:
                 while (doc := await out.get()) is not None:
                     yield doc
                 await supervisor
             finally:
-                self._stop = True
-                if not supervisor.done():
-                    supervisor.cancel()
-                    with __import__("contextlib").suppress(asyncio.CancelledError):
-                        await supervisor
+                await self._halt()
 
     def _budget_left(self) -> bool:
         if self.config.max_pages is None:
@@ -178,10 +187,12 @@ class Crawler:
         try:
             outcome = await asyncio.wait_for(self._visit(route), self.config.route_timeout)
         except (DeepBotError, TimeoutError) as exc:
-            return self._fail(lease, exc)
+            self._fail(lease, exc)
+            return None
         except Exception as exc:  # a bug in one page's processing must not end the crawl
             log.exception("unexpected error on %s", route.url)
-            return self._fail(lease, exc)
+            self._fail(lease, exc)
+            return None
         return self._commit(lease, outcome)
 
     async def _visit(self, route: Route) -> _Outcome:
@@ -233,7 +244,7 @@ class Crawler:
         decision = await self.robots.allowed(route.url)
         if not decision.allowed:
             self.stats.skipped["robots"] += 1
-        return decision.allowed
+        return bool(decision.allowed)
 
     def _commit(self, lease: Lease, outcome: _Outcome) -> Document | None:
         if outcome.children:
@@ -247,11 +258,12 @@ class Crawler:
         return outcome.document
 
     def _fail(self, lease: Lease, exc: BaseException) -> None:
+        """Requeue the route with backoff, or record it failed once retries are used up."""
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
         backoff = exc.seconds if isinstance(exc, _RetryLater) else 2.0 ** lease.attempt
         state = self.frontier.ack_failed(lease, reason, retry=retry, backoff_s=backoff)
-        if state == "failed":
+        if state is RouteState.FAILED:
             self.stats.failed += 1
             self.stats.failures[reason] += 1
             log.warning("failed %s: %s", lease.route.url, reason)

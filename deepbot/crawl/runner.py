@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.stats import CrawlStats
+from deepbot.frontier import RouteState
 
 
 async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int:
@@ -16,7 +19,7 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int
     return 0
 
 
-def summary(stats: CrawlStats, counts: dict[str, int], store: str) -> str:
+def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str) -> str:
     lines = [
         f"Crawl finished: {stats.fetched} pages fetched, {stats.stored} documents stored, "
         f"{stats.failed} routes failed ({stats.rate():.1f} pages/s).",

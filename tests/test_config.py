@@ -1,0 +1,54 @@
+"""Crawl configs: YAML with located errors, flags overriding the file, every flag a key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepbot.cli import build_parser
+from deepbot.cli.crawl import _FLAGS, config_from_args
+from deepbot.config import CrawlConfig
+from deepbot.errors import ConfigError
+from deepbot.settings import load_config
+
+
+def test_yaml_config_is_validated_and_paths_are_relative_to_it(tmp_path: Path) -> None:
+    (tmp_path / "crawl.yaml").write_text(
+        "seeds: [http://127.0.0.1:1/]\ndepth: 2\nstore: out/store.sqlite\ndomains: [books.yaml]\n")
+    config = load_config(tmp_path / "crawl.yaml")
+    assert config.depth == 2
+    assert config.store == tmp_path / "out/store.sqlite"
+    assert config.domains == (tmp_path / "books.yaml",)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("seeds: [http://a/]\ndepht: 2\n", r"crawl.yaml:2: depht: Extra inputs are not permitted"),
+    ("seeds: [http://a/]\nworkers: 0\n", r"crawl.yaml:2: workers: Input should be greater than or equal"),
+    ("seeds: [ftp://a/]\n", r"crawl.yaml:1: seeds: Value error, seed 'ftp://a/' is not an http\(s\) URL"),
+    ("include: ['(']\n", r"crawl.yaml:1: include\[0\]: Value error, invalid regular expression"),
+    ("seeds: [http://a/\n", r"crawl.yaml:2: YAML syntax error"),
+    ("- a\n- b\n", r"crawl.yaml:1: a crawl config is a mapping"),
+])
+def test_bad_config_names_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    (tmp_path / "crawl.yaml").write_text(text)
+    with pytest.raises(ConfigError, match=expected):
+        load_config(tmp_path / "crawl.yaml")
+
+
+def test_flags_override_the_file(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("seeds: [http://a.example/]\ndepth: 5\nworkers: 3\n")
+    args = build_parser().parse_args(["crawl", "--config", str(tmp_path / "c.yaml"), "--depth", "1",
+                                      "--exclude", "logout", "--ignore-robots"])
+    config = config_from_args(args)
+    assert (config.depth, config.workers, config.exclude, config.obey_robots) == (1, 3, ("logout",), False)
+    assert config.seeds == ("http://a.example/",)
+
+
+def test_every_crawl_flag_has_a_config_key() -> None:
+    keys = set(CrawlConfig.model_fields)
+    for flag in _FLAGS:
+        assert {"seed": "seeds", "domain": "domains"}.get(flag, flag) in keys
+    bad = build_parser().parse_args(["crawl", "--seed", "http://a/", "--workers", "0"])
+    with pytest.raises(ConfigError, match="workers"):
+        config_from_args(bad)
