@@ -29,7 +29,7 @@ from deepbot.content import (
     relevance_chain,
 )
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.crawl.politeness import Politeness
+from deepbot.crawl.politeness import HostSlot, Politeness
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
@@ -46,6 +46,7 @@ log = logging.getLogger("deepbot.crawl")
 # Errors a retry cannot fix.
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME")
 _BACKOFF_STATUSES = (429, 503)
+_HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
 
 
 @dataclass
@@ -184,8 +185,16 @@ class Crawler:
                 self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
                 self.stats.failures["robots"] += 1
                 return None
+        wait = self.politeness.wait_time(route.url)
+        if wait > _HOLD_AT_MOST:
+            # The host asked for a pause (Crawl-delay, Retry-After): give the route back
+            # rather than hold a worker idle; it is leased again when the host is ready.
+            self.frontier.release(lease, delay_s=wait)
+            return None
         try:
-            outcome = await asyncio.wait_for(self._visit(route), self.config.route_timeout)
+            async with self.politeness.slot(route.url) as host:
+                # The time bound covers the visit, not the polite wait before it.
+                outcome = await asyncio.wait_for(self._visit(route, host), self.config.route_timeout)
         except (DeepBotError, TimeoutError) as exc:
             self._fail(lease, exc)
             return None
@@ -195,14 +204,14 @@ class Crawler:
             return None
         return self._commit(lease, outcome)
 
-    async def _visit(self, route: Route) -> _Outcome:
+    async def _visit(self, route: Route, host: HostSlot) -> _Outcome:
         session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
         options = VisitOptions(
             step_timeout_ms=int(self.config.step_timeout * 1000),
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
         )
-        async with self.politeness.slot(route.url) as host, self.pool.slot() as slot:
+        async with self.pool.slot() as slot:
             snapshot = await visit(route, session, slot, options)
             host.record(snapshot.status, snapshot.headers.get("retry-after"))
             if snapshot.status in _BACKOFF_STATUSES:
