@@ -32,11 +32,10 @@ opened, instead of after their TTL (see ``deepbot.frontier.process``).
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from os import PathLike
 from typing import Any
 
@@ -44,6 +43,7 @@ from deepbot.errors import StoreError
 from deepbot.frontier.base import Lease, RouteRecord, RouteState
 from deepbot.frontier.process import current_identity, is_dead
 from deepbot.routes import Route, SessionState
+from deepbot.sqlitefile import SqliteFile
 
 SCHEMA_VERSION = "1"
 
@@ -116,14 +116,7 @@ class SqliteRouteStore:
         self.max_attempts = max_attempts
         self._clock = clock
         self._process = process or current_identity()
-        self._lock = threading.Lock()  # one connection, shared by threads
-        try:
-            self._db = sqlite3.connect(path, timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA cache_size=-32768")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open route store {path}: {exc}") from exc
+        self._file = SqliteFile(path, "route store", timeout_s=timeout_s, cache_kib=32768)
         with self._write() as db:
             for statement in filter(str.strip, _SCHEMA.split(";\n")):
                 db.execute(statement)
@@ -136,29 +129,11 @@ class SqliteRouteStore:
 
     # -- transactions --------------------------------------------------------------
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; sqlite3 errors become StoreError here and only here."""
-        with self._lock:
-            db = self._db
-            try:
-                db.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlocks
-                try:
-                    yield db
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise StoreError(f"route store: {exc}") from exc
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._file.write()
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                raise StoreError(f"route store: {exc}") from exc
+        return self._file.read(sql, args)
 
     @staticmethod
     def _bump(db: sqlite3.Connection, deltas: Counter[int]) -> None:
@@ -339,8 +314,7 @@ class SqliteRouteStore:
         return RouteRecord(_decode(data), _PUBLIC[state], attempts, not_before, reason)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
     def __enter__(self) -> SqliteRouteStore:
         return self

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
 from deepbot.errors import StoreError
 from deepbot.routes import Document, Via
+from deepbot.sqlitefile import SqliteFile
 from deepbot.store.base import Hit
 from deepbot.store.fts import fts_query
 
@@ -138,14 +138,7 @@ class SqliteDocumentStore:
         if not create and name != ":memory:" and not Path(name).is_file():
             raise StoreError(f"no document store at {name}")
         self.path = name
-        self._lock = threading.Lock()  # one connection, shared by threads
-        try:
-            self._db = sqlite3.connect(name, timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")  # also where a non-SQLite file is found out
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open document store {name}: {exc}") from exc
+        self._file = SqliteFile(name, "document store", timeout_s=timeout_s, rows=True)
         with self._write() as db:
             for statement in _SCHEMA:
                 db.execute(statement)
@@ -155,8 +148,7 @@ class SqliteDocumentStore:
             raise StoreError(f"document store {name} has schema {version}, expected {SCHEMA_VERSION}")
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
     def __enter__(self) -> SqliteDocumentStore:
         return self
@@ -166,29 +158,11 @@ class SqliteDocumentStore:
 
     # -- transactions ---------------------------------------------------------------
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; sqlite3 errors become StoreError here and only here."""
-        with self._lock:
-            db = self._db
-            try:
-                db.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlocks
-                try:
-                    yield db
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise StoreError(f"document store {self.path}: {exc}") from exc
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._file.write()
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                raise StoreError(f"document store {self.path}: {exc}") from exc
+        return self._file.read(sql, args)
 
     # -- documents ------------------------------------------------------------------
 
@@ -238,31 +212,28 @@ class SqliteDocumentStore:
         if match is None or limit <= 0:
             return []
         weights = ", ".join(str(w) for w in _WEIGHTS)
-        with self._lock:
-            try:
-                top = self._db.execute(
-                    "SELECT rowid, bm25_rank, marked_title FROM ("
-                    "  SELECT rowid, bm25(documents_fts, " + weights + ") AS bm25_rank,"
-                    "  highlight(documents_fts, 0, char(2), char(3)) AS marked_title"
-                    "  FROM documents_fts WHERE documents_fts MATCH ?)"
-                    f" ORDER BY {_TITLE_HITS} DESC, bm25_rank"
-                    " LIMIT ?",
-                    (match, limit),
-                ).fetchall()
-                rows = {
-                    row["seq"]: row
-                    for row in self._db.execute(
-                        "SELECT d.seq, d.id, d.title, d.final_url, d.via, d.domain, d.query, d.form_url,"
-                        " d.summary, snippet(documents_fts, 2, char(2), char(3), '…', "
-                        + str(_SNIPPET_TOKENS) + ") AS snip"
-                        " FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid"
-                        " WHERE documents_fts MATCH ?"
-                        " AND documents_fts.rowid IN (SELECT value FROM json_each(?))",
-                        (match, json.dumps([r["rowid"] for r in top])),
-                    )
-                }
-            except sqlite3.Error as exc:
-                raise StoreError(f"document store {self.path}: {exc}") from exc
+        with self._file.reading() as db:
+            top = db.execute(
+                "SELECT rowid, bm25_rank, marked_title FROM ("
+                "  SELECT rowid, bm25(documents_fts, " + weights + ") AS bm25_rank,"
+                "  highlight(documents_fts, 0, char(2), char(3)) AS marked_title"
+                "  FROM documents_fts WHERE documents_fts MATCH ?)"
+                f" ORDER BY {_TITLE_HITS} DESC, bm25_rank"
+                " LIMIT ?",
+                (match, limit),
+            ).fetchall()
+            rows = {
+                row["seq"]: row
+                for row in db.execute(
+                    "SELECT d.seq, d.id, d.title, d.final_url, d.via, d.domain, d.query, d.form_url,"
+                    " d.summary, snippet(documents_fts, 2, char(2), char(3), '…', "
+                    + str(_SNIPPET_TOKENS) + ") AS snip"
+                    " FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid"
+                    " WHERE documents_fts MATCH ?"
+                    " AND documents_fts.rowid IN (SELECT value FROM json_each(?))",
+                    (match, json.dumps([r["rowid"] for r in top])),
+                )
+            }
         return [self._hit(rows[r["rowid"]], r["marked_title"].count(_MARK_OPEN), r["bm25_rank"]) for r in top]
 
     @staticmethod
