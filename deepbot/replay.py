@@ -29,7 +29,7 @@ from deepbot.routes import Document, Via, canonical_url
 # A long page whose ads or dates changed stays above this; a page differing in the word
 # that matters (another target, another search) falls far below (see content.fingerprint).
 SIMILARITY_THRESHOLD = 0.9
-FINGERPRINT = f"Jaccard similarity of the {SHINGLE_WORDS}-word shingles of the main text"
+FINGERPRINT = f"Jaccard of {SHINGLE_WORDS}-word shingles of the main text"
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}  # fixed, so screenshots of one page compare
 LOAD_GRACE_S = 5.0  # at most this long for `load` after each navigation (never-settling pages)
 

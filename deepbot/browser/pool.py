@@ -86,7 +86,11 @@ class BrowserPool:
         cm = async_playwright()
         self._pw_cm = cm
         self._pw = await cm.__aenter__()
-        await self._launch()
+        try:
+            await self._launch()
+        except BaseException:
+            await self.close()  # no caller will: stop the Playwright driver just started
+            raise
         return self
 
     async def close(self) -> None:

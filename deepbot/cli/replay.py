@@ -156,9 +156,9 @@ def _print_comparison(outcome: DocumentReplay) -> None:
     if match is None:
         print("compared: nothing (a step failed)")
         return
-    print(f"compared: URL {'same' if match.same_url else 'different'} (canonical {match.replayed_url}"
-          + ("" if match.same_url else f" vs stored {match.stored_url}") + ");"
-          f" text similarity {match.similarity:.2f}, threshold {match.threshold:.2f} ({FINGERPRINT})")
+    urls = match.replayed_url if match.same_url else f"{match.replayed_url} vs stored {match.stored_url}"
+    print(f"compared: URL {'same' if match.same_url else 'different'} ({urls}); text similarity"
+          f" {match.similarity:.2f}, threshold {match.threshold:.2f} ({FINGERPRINT})")
     if match.reached:
         print(f"reached the same page: {match.reason}")
 
