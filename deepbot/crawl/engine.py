@@ -12,7 +12,7 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 
@@ -88,6 +88,13 @@ class Crawler:
                                      crawl_delay=self.robots.crawl_delay if config.obey_robots else None)
 
     async def __aenter__(self) -> Crawler:
+        try:
+            return await self._open()
+        except BaseException:
+            await self._stack.aclose()  # what did open (stores, driver) is closed again
+            raise
+
+    async def _open(self) -> Crawler:
         self.config.store.parent.mkdir(parents=True, exist_ok=True)
         self.frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
         self._stack.callback(self.frontier.close)
@@ -125,7 +132,7 @@ class Crawler:
                                 seed=seed, steps=steps, program=steps))
         return routes
 
-    async def run(self) -> AsyncIterator[Document]:
+    async def run(self) -> AsyncGenerator[Document, None]:
         """Crawl until the frontier is exhausted (or max_pages), yielding stored documents."""
         out: asyncio.Queue[Document | None] = asyncio.Queue(maxsize=max(64, self.config.workers * 4))
         self.frontier.push(self.seed_routes())
