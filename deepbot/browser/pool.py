@@ -24,6 +24,12 @@ from deepbot.routes import SessionState
 
 log = logging.getLogger("deepbot.browser")
 
+_SUBSCRIBED = ("request", "response", "requestfinished", "requestfailed", "framenavigated", "download")
+
+
+def _ignore(_event: object) -> None:
+    pass
+
 # Heavy media the crawler never needs: blocking them in Chromium itself (no Python
 # round trip per request) keeps one page ≈ one request to the host.
 _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
@@ -143,6 +149,11 @@ class BrowserPool:
             if self.settings.block_media:
                 await context.route(_MEDIA_FONTS, lambda route: route.abort())
             page = await context.new_page()
+            # Playwright subscribes a page to an event when its first listener is added and
+            # unsubscribes when the last goes, one round trip each; per-route listeners would
+            # pay that on every route. Permanent no-op listeners keep the subscriptions open.
+            for event in _SUBSCRIBED:
+                page.on(event, _ignore)  # type: ignore[call-overload]  # one handler for all of them
         except PlaywrightError as exc:
             raise BrowserCrashedError(f"could not open a browser context: {exc.message}") from exc
         return Slot(context, page, session_digest=SessionState().digest(), generation=self._generation)

@@ -1,0 +1,201 @@
+"""Shared by the benchmarks: paths, the site module, and measuring a process tree.
+
+``measure()`` runs one command as a fresh subprocess and reports its wall time, the
+CPU seconds of its whole process tree (Chromium included) and the peak memory of
+that tree. The harness makes itself a *child subreaper* so that processes which
+outlive their parent (Chromium helpers, a driver that is killed) are re-parented
+to it and reaped here: their CPU time then lands in ``RUSAGE_CHILDREN`` instead
+of vanishing with init.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import psutil
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+OUT = BENCH / "out"
+VENVS = BENCH / ".venvs"
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def load_bench_module(name: str) -> ModuleType:
+    """Import ``bench/<name>.py`` by path (``bench/site.py`` would lose to the stdlib ``site``)."""
+    module_name = f"bench_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants (Linux only); False where that is not possible."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+@dataclass
+class Measurement:
+    returncode: int | None  # None when it had to be killed at the time limit
+    timed_out: bool
+    wall_s: float
+    cpu_s: float  # user + system of the whole tree
+    peak_rss_mb: float  # sum of RSS over the tree, at its peak (shared pages counted per process)
+    peak_pss_mb: float  # the same with proportional set size: shared pages split, closer to real use
+    peak_processes: int
+
+
+def _reap_orphans() -> None:
+    """Reap adopted descendants that have exited, so their rusage is accounted."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _kill_tree(root: psutil.Process | None) -> None:
+    me = psutil.Process()
+    victims = me.children(recursive=True)  # with the subreaper, orphans are ours too
+    if root is not None:
+        with contextlib.suppress(psutil.Error):
+            victims = [root, *root.children(recursive=True), *victims]
+    for proc in victims:
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGKILL)
+
+
+class _Sampler(threading.Thread):
+    """Sums RSS and PSS over every descendant of the harness every ``interval`` s."""
+
+    def __init__(self, interval: float = 0.1):
+        super().__init__(name="tree-sampler", daemon=True)
+        self.interval = interval
+        self.peak_rss = 0
+        self.peak_pss = 0
+        self.peak_processes = 0
+        self._stop_event = threading.Event()
+        self._procs: dict[int, psutil.Process] = {}
+
+    def run(self) -> None:
+        me = psutil.Process()
+        tick = 0
+        while not self._stop_event.is_set():
+            rss = pss = 0
+            try:
+                children = me.children(recursive=True)
+            except psutil.Error:
+                children = []
+            for child in children:
+                proc = self._procs.setdefault(child.pid, child)  # reuse: psutil caches per object
+                with contextlib.suppress(psutil.Error):
+                    if tick % 5 == 0:  # PSS reads smaps_rollup: dearer, so every 5th sample
+                        full = proc.memory_full_info()
+                        rss += full.rss
+                        pss += full.pss
+                    else:
+                        rss += proc.memory_info().rss
+            self.peak_rss = max(self.peak_rss, rss)
+            if tick % 5 == 0:
+                self.peak_pss = max(self.peak_pss, pss)
+            self.peak_processes = max(self.peak_processes, len(children))
+            tick += 1
+            self._stop_event.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join(5)
+
+
+def measure(cmd: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            cwd: Path | None = None, stdout: Path | None = None, stderr: Path | None = None) -> Measurement:
+    """Run ``cmd`` to completion (or kill its tree at ``timeout`` s) and measure it."""
+    _reap_orphans()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sampler = _Sampler()
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    err = open(stderr, "wb") if stderr else subprocess.DEVNULL  # noqa: SIM115
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(list(cmd), env=dict(env) if env is not None else None, cwd=cwd,
+                                stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        sampler.start()
+        timed_out = False
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            # Killed at once, tree and all: a grace period would let it fetch pages after
+            # the clock stopped, and its own closing report is not needed.
+            timed_out = True
+            _kill_tree(psutil.Process(proc.pid))
+        wall = time.perf_counter() - started
+        sampler.stop()
+        # Whatever is left (a Chromium the driver did not close) is killed and reaped.
+        _kill_tree(None)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            _reap_orphans()
+            if proc.poll() is not None and not psutil.Process().children():
+                break
+            time.sleep(0.05)
+    finally:
+        for handle in (out, err):
+            if handle is not subprocess.DEVNULL:
+                handle.close()  # type: ignore[union-attr]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measurement(
+        returncode=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        wall_s=wall,
+        cpu_s=cpu,
+        peak_rss_mb=sampler.peak_rss / 2**20,
+        peak_pss_mb=sampler.peak_pss / 2**20,
+        peak_processes=sampler.peak_processes,
+    )
+
+
+def venv_python(name: str) -> Path:
+    return VENVS / name / "bin" / "python"
+
+
+def ensure_venv(name: str, requirements: Path, log: Path) -> Path:
+    """Create ``bench/.venvs/<name>`` with ``requirements`` unless it already matches them."""
+    venv = VENVS / name
+    python = venv_python(name)
+    marker = venv / ".bench-requirements"
+    wanted = requirements.read_text()
+    if python.exists() and marker.exists() and marker.read_text() == wanted:
+        return python
+    log.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}  # they use the system Chromium
+    with open(log, "wb") as handle:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, stdout=handle, stderr=handle)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(requirements)], check=True,
+                       stdout=handle, stderr=handle, env=env)
+    marker.write_text(wanted)
+    return python

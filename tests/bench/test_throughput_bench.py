@@ -1,0 +1,118 @@
+"""The throughput benchmark's own checks: its site is what it claims, and it runs end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import deque
+from html.parser import HTMLParser
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _load_site() -> ModuleType:
+    # By path: ``import site`` would give the standard library's module.
+    if "bench_site" in sys.modules:
+        return sys.modules["bench_site"]
+    spec = importlib.util.spec_from_file_location("bench_site", BENCH / "site.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_site"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Page(HTMLParser):
+    """Counts what the issue asks a page to have, with a real HTML parser."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.tables = self.inline_scripts = 0
+        self.nav = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "a" and attributes.get("href"):
+            self.hrefs.append(attributes["href"] or "")
+        self.tables += tag == "table"
+        self.inline_scripts += tag == "script" and "src" not in attributes
+        self.nav = self.nav or tag == "nav"
+
+
+@pytest.fixture(scope="module")
+def bench_site() -> ModuleType:
+    return _load_site()
+
+
+def test_site_has_1000_realistic_pages_all_within_depth_4(bench_site: ModuleType) -> None:
+    site = bench_site.build_site(1000)
+    assert len(site.pages) == 1000
+    depths = {"/": 0}
+    queue = deque(["/"])
+    while queue:  # BFS over links found by an HTML parser, not by the generator's own bookkeeping
+        path = queue.popleft()
+        page = _Page()
+        page.feed(site.pages[path].decode())
+        size = len(site.pages[path])
+        assert 20_000 <= size <= 40_960, (path, size)
+        assert 30 <= len(page.hrefs) <= 60, (path, len(page.hrefs))
+        assert page.tables >= 1 and page.inline_scripts >= 1 and page.nav, path
+        for href in page.hrefs:
+            target = href.split("#", 1)[0]
+            if target in site.pages and target not in depths:
+                depths[target] = depths[path] + 1
+                queue.append(target)
+    assert len(depths) == len(site.pages)
+    assert max(depths.values()) <= 4
+    assert bench_site.bfs_depths(site) == depths
+    assert bench_site.build_site(1000).pages == site.pages  # deterministic
+
+
+def test_server_counts_page_gets_and_allows_robots(bench_site: ModuleType) -> None:
+    site = bench_site.build_site(20)
+    with bench_site.SiteServer(site) as server:
+        robots = urllib.request.urlopen(server.url + "robots.txt", timeout=10).read().decode()
+        assert "Allow: /" in robots and "Disallow" not in robots
+        urls = server.page_urls()
+        assert urls[0] == server.url and len(urls) == 20
+        for url in [*urls[:5], urls[0]]:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                assert response.headers["Content-Type"].startswith("text/html")
+        counts = server.counts()
+        assert (counts.distinct_pages, counts.page_gets) == (5, 6)
+        assert counts.other == {"200 /robots.txt": 1}
+        server.reset()
+        assert server.counts().page_gets == 0
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(180)
+def test_quick_run_end_to_end(tmp_path: Path) -> None:
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    pytest.importorskip("matplotlib", reason="bench requirements: pip install -r bench/requirements.txt")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "throughput.py"), "--quick", "--pages", "20",
+         "--only", "limit,deepbot", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=170, check=False)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    data = json.loads((tmp_path / "throughput-quick.json").read_text())
+    rows = {row["contestant"]: row for row in data["summary"]}
+    assert set(rows) == {"limit", "deepbot"}
+    assert rows["limit"]["pages_min"] == rows["limit"]["total"] == 20
+    assert rows["limit"]["cpu_s"] > 0 and rows["limit"]["peak_rss_mb"] > 50  # Chromium was measured
+    assert rows["deepbot"]["ratio_vs_limit"] is not None or rows["deepbot"]["finished"] == 0
+    assert (tmp_path / "throughput-quick.png").stat().st_size > 10_000
+    assert "| limit | 2 |" in done.stdout
+    assert elapsed < 120, f"the quick run took {elapsed:.0f} s (about 30 s on an idle 2-core machine)"
