@@ -24,6 +24,27 @@ async (opts) => {
                           el.getAttribute("title") || el.getAttribute("alt") || "").trim()
                           .replace(/\s+/g, " ").slice(0, 200));
 
+  // Anchors: real URLs become link routes; script-driven ones become click routes.
+  // Collected more than once (a menu may close again as soon as the page breathes,
+  // e.g. when a real pointer left over from the previous route fires mouseleave).
+  const seen = new Set();
+  const seenScript = new Set();
+  const collect = () => {
+    for (const a of document.querySelectorAll("a, area")) {
+      if (seen.has(a)) continue;
+      seen.add(a);
+      const raw = (a.getAttribute("href") || "").trim();
+      const hasClick = a.hasAttribute("onclick");
+      if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
+        if (a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
+        seenScript.add(a);
+        out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
+      } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
+        out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
+      }
+    }
+  };
+
   // 1. Open hover menus: candidates are navigation items and anything with inline
   // hover handlers; bounded so a huge mega-menu cannot stall the page.
   if (opts.revealMenus) {
@@ -50,23 +71,13 @@ async (opts) => {
         toggles++;
       }
     }
+    const opened = document.querySelectorAll("a").length;
+    collect();  // what the handlers inserted synchronously, before anything can close it
     if (triggers.size || toggles) await new Promise((resolve) => setTimeout(resolve, 0));
-    out.revealed = document.querySelectorAll("a").length - before;
+    out.revealed = Math.max(opened, document.querySelectorAll("a").length) - before;
   }
+  collect();  // and what came a tick later
 
-  // 2. Anchors: real URLs become link routes; script-driven ones become click routes.
-  const seenScript = new Set();
-  for (const a of document.querySelectorAll("a, area")) {
-    const raw = (a.getAttribute("href") || "").trim();
-    const hasClick = a.hasAttribute("onclick");
-    if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
-      if (a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
-      seenScript.add(a);
-      out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
-    } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
-      out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
-    }
-  }
   // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
   for (const el of document.querySelectorAll("[onclick]")) {
     if (out.scripts.length >= opts.maxScripts) break;

@@ -7,12 +7,13 @@ session after the visit). Playwright's errors are translated here into DeepBot's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from importlib import resources
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Response
+from playwright.async_api import Page, Request, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
@@ -35,6 +36,7 @@ class VisitOptions(_Frozen):
     max_scripts: int = 30
     max_body_bytes: int = 20_000_000
     submit_wait_ms: int = 3_000  # how long a submission may take to change the page
+    quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
 
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
@@ -60,6 +62,11 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
 
     page.on("response", on_response)
     page.on("framenavigated", on_navigated)
+    # A click or a submission may load what it shows by fetch/XHR, after the click
+    # returned: follow those requests so the page is captured once they are done.
+    requests = _InFlight() if route.acts_on is not None else None
+    if requests is not None:
+        requests.listen(page)
     try:
         if page.url != "about:blank":
             # sessionStorage is per tab and not part of a session snapshot: start clean.
@@ -85,6 +92,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                 await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
             except PlaywrightError:
                 settled = False  # a page that never settles is still a page: keep what is there
+            if requests is not None and settled:
+                settled = await _settle_in_place(page, requests, options)
         main = responses[-1] if responses else None
         status = main.status if main else None
         headers = await _headers(main)
@@ -118,6 +127,75 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
     finally:
         page.remove_listener("response", on_response)
         page.remove_listener("framenavigated", on_navigated)
+        if requests is not None:
+            requests.unlisten(page)
+
+
+class _InFlight:
+    """The page's fetch/XHR requests still waiting for an answer."""
+
+    def __init__(self) -> None:
+        self.pending: set[Request] = set()
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    def started(self, request: Request) -> None:
+        if request.resource_type in ("fetch", "xhr"):
+            self.pending.add(request)
+            self.idle.clear()
+
+    def ended(self, request: Request) -> None:
+        self.pending.discard(request)
+        if not self.pending:
+            self.idle.set()
+
+    def listen(self, page: Page) -> None:
+        page.on("request", self.started)
+        page.on("requestfinished", self.ended)
+        page.on("requestfailed", self.ended)
+
+    def unlisten(self, page: Page) -> None:
+        page.remove_listener("request", self.started)
+        page.remove_listener("requestfinished", self.ended)
+        page.remove_listener("requestfailed", self.ended)
+
+
+_QUIET_JS = """([quiet, ms]) => new Promise((resolve) => {
+  // Resolves true once the DOM has not changed for `quiet` ms; false after `ms`.
+  let timer = null;
+  const done = (value) => {
+    observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(value);
+  };
+  const observer = new MutationObserver(() => {
+    clearTimeout(timer); timer = setTimeout(done, quiet, true);
+  });
+  const limit = setTimeout(done, ms, false);
+  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  timer = setTimeout(done, quiet, true);
+})"""
+
+
+async def _settle_in_place(page: Page, requests: _InFlight, options: VisitOptions) -> bool:
+    """Wait, bounded, until the page's own requests are answered and its DOM is still.
+
+    A submission that loads results by fetch() changes the page at once ("Searching…")
+    and again when the answer comes; capturing the first change would store the
+    placeholder. Not "network idle": only fetch/XHR the page started, and a bound.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + options.settle_timeout_ms / 1000
+    while (left := deadline - loop.time()) > 0:
+        if requests.pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(requests.idle.wait(), left)
+            left = deadline - loop.time()
+        try:
+            quiet = await page.evaluate(_QUIET_JS, [options.quiet_ms, max(1, int(left * 1000))])
+        except PlaywrightError:
+            return True  # a navigation replaced the document: the load wait covers it
+        if quiet and not requests.pending:
+            return True
+    return False
 
 
 _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {

@@ -19,7 +19,8 @@ from fixtures.sites import shops
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400)]
 
-ERROR_PAGES = ("Please enter at least one search term", "Session expired")
+# The last: a fetch()-loaded results page captured before its answer came.
+ERROR_PAGES = ("Please enter at least one search term", "Session expired", "Searching\u2026")
 
 
 @dataclass
