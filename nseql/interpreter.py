@@ -11,7 +11,6 @@ network idle and never sleeps for a fixed time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -77,6 +76,7 @@ class RunResult:
     final_url: str
     steps_run: int
     status: int | None  # HTTP status of the last main document, if one was loaded
+    loaded: bool = True  # False when a navigation's load event did not come within the grace
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,8 @@ async def run(
         for step in program.steps:
             await interpreter.execute(step, done)
             done += 1
-        return RunResult(final_url=page.url, steps_run=done, status=tracker.status)
+        return RunResult(final_url=page.url, steps_run=done, status=tracker.status,
+                         loaded=interpreter.loaded)
     finally:
         tracker.detach()
 
@@ -115,6 +116,7 @@ class _Interpreter:
         self.tracker = tracker
         self.limits = limits
         self.last_mark = tracker.mark()  # taken when the latest action began
+        self.loaded = True  # whether the latest navigation's load event came in time
 
     async def execute(self, step: Step, done: int) -> None:
         try:
@@ -179,14 +181,14 @@ class _Interpreter:
             url = urljoin(self.page.url, url)
         self.last_mark = self.tracker.mark()
         await self.page.goto(url, wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
-        await self._loaded()
+        await self._loaded(dom_ready=True)
 
     async def _back(self) -> None:
         mark = self.last_mark = self.tracker.mark()
         response = await self.page.go_back(wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
         if response is None and not self.tracker.moved_since(mark):
             raise Failed(Failure.NO_HISTORY, "there is no previous page in this tab's history")
-        await self._loaded()
+        await self._loaded(dom_ready=response is not None)
 
     async def _submit(self, selector: str) -> None:
         try:
@@ -241,10 +243,14 @@ class _Interpreter:
         if failure is not None:  # an error page committed before the failure was reported
             raise Failed(Failure.NAVIGATION, f"navigation failed: {failure}")
 
-    async def _loaded(self) -> None:
-        await self.page.wait_for_load_state("domcontentloaded", timeout=self.limits.navigation_ms)
+    async def _loaded(self, *, dom_ready: bool = False) -> None:
+        if not dom_ready:  # goto and go_back have waited for it already
+            await self.page.wait_for_load_state("domcontentloaded", timeout=self.limits.navigation_ms)
+        self.loaded = True
         if self.limits.load_ms <= 0:
             return
         # Subresources that never finish are common; the document itself is ready.
-        with contextlib.suppress(PlaywrightTimeoutError):
+        try:
             await self.page.wait_for_load_state("load", timeout=self.limits.load_ms)
+        except PlaywrightTimeoutError:
+            self.loaded = False

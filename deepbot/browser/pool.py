@@ -59,6 +59,7 @@ class Slot:
     session_digest: str | None = None  # the session the context holds, if known clean
     broken: bool = False
     generation: int = 0
+    acted: bool = False  # the last route clicked or submitted: its page may still act on its own
 
     async def restore(self, session: SessionState) -> None:
         """Bring the context to exactly ``session`` (cookies and storage)."""

@@ -72,31 +72,40 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             # sessionStorage is per tab and not part of a session snapshot: start clean.
             with contextlib.suppress(PlaywrightError):
                 await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
+            if slot.acted:
+                # A click may have armed a timer ("a moment later" navigations): left alive, it
+                # could navigate this tab away from the next route's page. A new document ends it.
+                await _blank(page)
+        slot.acted = route.acts_on is not None or bool(route.submit)
         await slot.restore(session)
         slot.mark_dirty()  # whatever happens next may change cookies or storage
         program = nseql.parse(route.steps)
         download: bytes | None = None
+        settled = True
         try:
-            await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
-                            navigation_timeout_ms=options.step_timeout_ms)
+            # The load event is waited for (bounded) after each navigation, by the run itself.
+            result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
+                                     navigation_timeout_ms=options.step_timeout_ms,
+                                     load_timeout_ms=options.settle_timeout_ms)
+            settled = result.loaded
         except nseql.StepError as exc:
             if "Download is starting" not in str(exc):
                 raise
             # Chromium hands non-renderable types (PDF…) to its download manager;
             # fetch the same URL with the context's cookies instead.
             download = await _fetch_body(slot, route.url, options.max_body_bytes)
-        submitted = await _submit(page, route.submit, options) if route.submit else None
-        settled = True
-        if download is None:
+        submitted = None
+        if route.submit:
+            submitted = await _submit(page, route.submit, options)
             try:
                 await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
             except PlaywrightError:
                 settled = False  # a page that never settles is still a page: keep what is there
-            if requests is not None and settled:
-                settled = await _settle_in_place(page, requests, options)
+        if download is None and requests is not None and settled:
+            settled = await _settle_in_place(page, requests, options)
         main = responses[-1] if responses else None
         status = main.status if main else None
-        headers = await _headers(main)
+        headers = _headers(main)
         content_type = headers.get("content-type", "")
         if download is not None:
             return PageSnapshot(url=route.url, status=status or 200, content_type=content_type,
@@ -121,7 +130,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             forms=int(data.get("forms", 0)), submitted=submitted,
         )
     except nseql.StepError as exc:
-        raise _translate(exc, f"line {exc.line}: {exc}") from exc
+        raise _translate(exc, str(exc)) from exc  # its text names the line
     except PlaywrightError as exc:
         raise _translate(exc, exc.message) from exc
     finally:
@@ -129,6 +138,17 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         page.remove_listener("framenavigated", on_navigated)
         if requests is not None:
             requests.unlisten(page)
+
+
+async def _blank(page: Page) -> None:
+    """Replace the document by an empty one, even if its own timer navigates meanwhile."""
+    for attempt in range(3):
+        try:
+            await page.goto("about:blank")
+            return
+        except PlaywrightError as exc:
+            if "interrupted by another navigation" not in exc.message or attempt == 2:
+                raise
 
 
 class _InFlight:
@@ -264,12 +284,12 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
 
 
-async def _headers(response: Response | None) -> dict[str, str]:
+def _headers(response: Response | None) -> dict[str, str]:
     if response is None:
         return {}
-    with contextlib.suppress(PlaywrightError):
-        return {k.lower(): v for k, v in (await response.all_headers()).items()}
-    return {}
+    # The headers the browser reported with the response: no round trip. They lack only
+    # the security-related ones (Set-Cookie…), which the cookie jar holds anyway.
+    return {k.lower(): v for k, v in response.headers.items()}
 
 
 async def _body(response: Response, cap: int) -> bytes | None:

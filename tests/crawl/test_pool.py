@@ -56,3 +56,28 @@ async def test_broken_slot_is_replaced_by_a_fresh_context(site: FixtureServer) -
             assert slot.context is not broken
             await slot.page.goto(site.url("/"))
             assert await slot.page.title() == "DeepBot fixture web"
+
+
+async def test_a_click_timer_left_armed_never_moves_the_next_route(site: FixtureServer) -> None:
+    """A click route whose page navigates "a moment later" hands its slot on; the next
+    route in that slot must capture its own page, not the one the old timer opens."""
+    from deepbot.crawl.visit import VisitOptions, visit
+    from deepbot.routes import Route, Via, page_identity
+    from deepbot.sequences import append_steps, click_step, navigate_step
+
+    js = site.url("/lab/js/")
+    steps = append_steps(navigate_step(js), click_step("#js-later"))
+    later = Route(key="later", url=js, via=Via.SCRIPT, steps=steps, program=steps,
+                  acts_on=page_identity(js, ""))
+    options = VisitOptions(settle_timeout_ms=2_000)
+    async with BrowserPool(1, BrowserSettings()) as pool:
+        for n in range(3):
+            target = site.url(f"/lab/slow?s=0.6&n={n}")  # the old timer fires while it loads
+            async with pool.slot() as slot:
+                await visit(later, SessionState(), slot, options)
+            async with pool.slot() as slot:
+                plain = Route(key=f"plain{n}", url=target, via=Via.LINK, steps=navigate_step(target),
+                              program=navigate_step(target))
+                snapshot = await visit(plain, SessionState(), slot, options)
+                assert snapshot.url == target
+                assert slot.page.url == target
