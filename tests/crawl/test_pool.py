@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
-from deepbot.routes import SessionState
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.routes import Route, SessionState, Via, page_identity
+from deepbot.sequences import append_steps, click_step, navigate_step
 from fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.browser
@@ -61,10 +63,6 @@ async def test_broken_slot_is_replaced_by_a_fresh_context(site: FixtureServer) -
 async def test_a_click_timer_left_armed_never_moves_the_next_route(site: FixtureServer) -> None:
     """A click route whose page navigates "a moment later" hands its slot on; the next
     route in that slot must capture its own page, not the one the old timer opens."""
-    from deepbot.crawl.visit import VisitOptions, visit
-    from deepbot.routes import Route, Via, page_identity
-    from deepbot.sequences import append_steps, click_step, navigate_step
-
     js = site.url("/lab/js/")
     steps = append_steps(navigate_step(js), click_step("#js-later"))
     later = Route(key="later", url=js, via=Via.SCRIPT, steps=steps, program=steps,
