@@ -97,7 +97,7 @@ async def run(
     """Run every step of ``program`` on ``page``; raise StepError at the first failure."""
     limits = Limits(step_timeout_ms, navigation_timeout_ms, load_timeout_ms)
     tracker = NavigationTracker(page)
-    tracker.attach()
+    tracker.attach(requests=any(not isinstance(step, _UNTRACKED) for step in program.steps))
     try:
         interpreter = _Interpreter(page, tracker, limits)
         done = 0
@@ -108,6 +108,11 @@ async def run(
                          loaded=interpreter.loaded)
     finally:
         tracker.detach()
+
+
+# Steps that never consult the tracker's request counts: ``goto`` and the waits follow
+# navigations themselves, and filling or hovering does not navigate.
+_UNTRACKED = (Navigate, Fill, Hover, WaitLoad, WaitSelector, WaitUrl)
 
 
 class _Interpreter:

@@ -47,21 +47,28 @@ class NavigationTracker:
         self.last_failure = ""
         self.status: int | None = None  # HTTP status of the latest main document
         self._pending: set[Request] = set()
+        self._requests = True
         self._changed = asyncio.Event()
 
-    def attach(self) -> None:
-        self._page.on("request", self._on_request)
+    def attach(self, *, requests: bool = True) -> None:
+        """Listen to the page. Without ``requests`` only commits and responses are
+        seen: enough for programs that only ``goto`` (Playwright then sends no event
+        per subresource request, three each, to Python)."""
+        self._requests = requests
+        if requests:
+            self._page.on("request", self._on_request)
+            self._page.on("requestfinished", self._on_finished)
+            self._page.on("requestfailed", self._on_failed)
         self._page.on("response", self._on_response)
-        self._page.on("requestfinished", self._on_finished)
-        self._page.on("requestfailed", self._on_failed)
         self._page.on("framenavigated", self._on_committed)
         self._page.on("download", self._on_download)
 
     def detach(self) -> None:
-        self._page.remove_listener("request", self._on_request)
+        if self._requests:
+            self._page.remove_listener("request", self._on_request)
+            self._page.remove_listener("requestfinished", self._on_finished)
+            self._page.remove_listener("requestfailed", self._on_failed)
         self._page.remove_listener("response", self._on_response)
-        self._page.remove_listener("requestfinished", self._on_finished)
-        self._page.remove_listener("requestfailed", self._on_failed)
         self._page.remove_listener("framenavigated", self._on_committed)
         self._page.remove_listener("download", self._on_download)
 

@@ -24,7 +24,9 @@ from deepbot.routes import SessionState
 
 log = logging.getLogger("deepbot.browser")
 
-_SUBSCRIBED = ("request", "response", "requestfinished", "requestfailed", "framenavigated", "download")
+# Request events are not here: three per subresource, they would flow into Python on
+# every page. Only routes that click subscribe to them, for as long as they run.
+_SUBSCRIBED = ("response", "framenavigated", "download")
 
 
 def _ignore(_event: object) -> None:
@@ -60,6 +62,7 @@ class Slot:
     broken: bool = False
     generation: int = 0
     acted: bool = False  # the last route clicked or submitted: its page may still act on its own
+    clears_on_leave: bool = False  # the page shown clears its sessionStorage when it goes
 
     async def restore(self, session: SessionState) -> None:
         """Bring the context to exactly ``session`` (cookies and storage)."""

@@ -15,6 +15,7 @@ element is the densest block that still holds the content.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
@@ -256,23 +257,46 @@ def summarize(text: str, max_chars: int = 300, title: str = "") -> str:
 
     Lines that are not sentences (short headings, the title repeated) are skipped
     when real sentences exist; a first sentence longer than the budget is
-    cut at a word boundary with an ellipsis.
+    cut at a word boundary with an ellipsis. Reads only as far as the budget needs:
+    this runs on every page, and pages can be long.
     """
     if max_chars < 2:
         return ""
-    parts = [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
-    sentences = [p for p in parts if _ENDS_SENTENCE.search(p) or len(p.split()) >= 6]
-    sentences = [p for p in sentences if p.casefold() != title.strip().casefold()] or parts
-    summary = ""
-    for sentence in sentences:
-        candidate = f"{summary} {sentence}".strip()
-        if len(candidate) > max_chars:
-            break
-        summary = candidate
-    if summary or not sentences:
+    title_key = title.strip().casefold()
+    real = (p for p in _parts(text) if _is_sentence(p) and p.casefold() != title_key)
+    summary, first = _fill(real, max_chars)
+    if first is None:  # no real sentence anywhere: take the lines as they come
+        summary, first = _fill(_parts(text), max_chars)
+    if summary or first is None:
         return summary
-    first = sentences[0]
     cut = first[: max_chars - 1]
     if not first[max_chars - 1].isspace():  # the cut fell inside a word: drop that word
         cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:") + "…"
+
+
+def _parts(text: str) -> Iterator[str]:
+    """``_SENTENCE.split(text)``, stripped, without empty parts, lazily."""
+    start = 0
+    for match in _SENTENCE.finditer(text):
+        if part := text[start:match.start()].strip():
+            yield part
+        start = match.end()
+    if part := text[start:].strip():
+        yield part
+
+
+def _is_sentence(part: str) -> bool:
+    return bool(_ENDS_SENTENCE.search(part)) or len(part.split()) >= 6
+
+
+def _fill(sentences: Iterable[str], max_chars: int) -> tuple[str, str | None]:
+    """The longest run of leading ``sentences`` within ``max_chars``, and the first one."""
+    summary, first = "", None
+    for sentence in sentences:
+        first = first or sentence
+        candidate = f"{summary} {sentence}".strip()
+        if len(candidate) > max_chars:
+            break
+        summary = candidate
+    return summary, first

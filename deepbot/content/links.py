@@ -9,7 +9,7 @@ it acts on may only be reachable that way (after a form POST, say).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -80,12 +80,16 @@ def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.L
     next page of results is as far from the seed as the first.
     """
     url = canonical_url(url)
+    return _link_route(parent, url, route_key(Via.LINK, url), session, via)
+
+
+def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
     program = steps if session is None else append_steps(parent.program, steps)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
-    return Route(key=route_key(Via.LINK, url), url=url, via=via, depth=depth,
+    return Route(key=key, url=url, via=via, depth=depth,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
                  domain=parent.domain, query=parent.query, form_url=parent.form_url)
 
@@ -108,11 +112,13 @@ def click_route(parent: Route, page: str, page_url: str, selector: str, *, via: 
 
 def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  scripts: Iterable[tuple[str, str]], session: str | None, scope: Scope, *, max_depth: int,
-                 page: str = "") -> ObtainedLinks:
+                 page: str = "", known: Container[str] = frozenset()) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` (selector, text).
 
     Inside a query's results (the parent carries a domain), controls that read like
-    pagination become ``via=NEXT`` routes.
+    pagination become ``via=NEXT`` routes. Routes whose key is ``known`` (already in
+    the frontier, which would ignore them) are not built at all: on most sites nearly
+    every link of a page is one the crawl already has.
     """
     out = ObtainedLinks()
     in_results = parent.domain is not None
@@ -127,11 +133,12 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
             continue
-        child = link_route(parent, url, session, via=via)
-        if child.key in seen or child.key == parent.key:
+        url = canonical_url(url)
+        key = route_key(Via.LINK, url)
+        if key in seen or key == parent.key or key in known:
             continue
-        seen.add(child.key)
-        out.routes.append(child)
+        seen.add(key)
+        out.routes.append(_link_route(parent, url, key, session, via))
     if scope.decide(page_url).keep:
         for selector, text in scripts:
             via = Via.NEXT if in_results and is_pager(text) else Via.SCRIPT
@@ -139,7 +146,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 out.skip("depth")
                 continue
             child = click_route(parent, page or page_identity(page_url, ""), page_url, selector, via=via)
-            if child.key not in seen:
+            if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
     return out
@@ -151,8 +158,9 @@ class ObtainLinks:
     name = "obtain-links"
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
-                 skipped: dict[str, int] | None = None):
+                 skipped: dict[str, int] | None = None, known: Container[str] = frozenset()):
         self.scope = scope
+        self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
         self.follow_nofollow = follow_nofollow
         self.skipped: dict[str, int] = {} if skipped is None else skipped  # counts by reason
@@ -164,7 +172,7 @@ class ObtainLinks:
         links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
         obtained = obtain_links(ctx.route, snap.url, links, [(s.selector, s.text) for s in snap.scripts],
                                 ctx.session, self.scope, max_depth=self.max_depth,
-                                page=page_identity(snap.url, snap.text))
+                                page=page_identity(snap.url, snap.text), known=self.known)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

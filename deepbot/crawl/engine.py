@@ -47,6 +47,7 @@ log = logging.getLogger("deepbot.crawl")
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME")
 _BACKOFF_STATUSES = (429, 503)
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
+_QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
 
 @dataclass
@@ -75,7 +76,10 @@ class Crawler:
         self.scope = Scope.build(config.seeds, config.include, config.exclude, config.same_site)
         self.registry = default_registry()
         self.relevance = relevance_chain(query=config.keywords, content_types=config.content_types)
-        self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped)
+        # Keys pushed to the frontier by this run: Obtain Links skips them without building
+        # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
+        self._queued: set[str] = set()
+        self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
@@ -267,6 +271,9 @@ class Crawler:
             added = self.frontier.push(outcome.children)
             if added:
                 self._wake.set()
+            if len(self._queued) > _QUEUED_CACHE:
+                self._queued.clear()
+            self._queued.update(child.key for child in outcome.children)
         if outcome.document is not None:
             self.documents.upsert(outcome.document)
             self.stats.stored += 1

@@ -92,7 +92,19 @@ async (opts) => {
     .map((f) => { try { return new URL(f.src, location.href).origin; } catch (e) { return ""; } })
     .filter((o) => o && o !== "null")])];
   out.forms = document.forms.length;
+  // sessionStorage belongs to the tab, not to the route's session, so the tab's next
+  // route must not see it: clear it as this document goes (the next route then needs
+  // no round trip for it). Timers that write it after this harvest are covered too.
+  if (!window.__deepbotClearOnLeave) {
+    window.__deepbotClearOnLeave = true;
+    addEventListener("pagehide", () => { try { sessionStorage.clear(); } catch (e) {} });
+  }
   out.text = document.body ? document.body.innerText : "";
   out.html = document.documentElement ? document.documentElement.outerHTML : "";
-  return out;
+  // One JSON string, not a tree of values: Playwright checks and converts a returned
+  // object node by node in Python, and a page's links make thousands of nodes.
+  // Old libraries (Prototype.js) patch toJSON and break JSON.stringify: then return the
+  // object itself.
+  const sane = JSON.stringify({ a: ["x"] }) === '{"a":["x"]}';
+  return sane ? JSON.stringify(out) : out;
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from importlib import resources
 from typing import Any
 
@@ -69,14 +70,18 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         requests.listen(page)
     try:
         if page.url != "about:blank":
-            # sessionStorage is per tab and not part of a session snapshot: start clean.
-            with contextlib.suppress(PlaywrightError):
-                await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
+            # sessionStorage is per tab and not part of a session snapshot: start clean. A
+            # harvested page clears it itself as it goes; any other needs a round trip.
+            # (Going to the same URL but for its fragment keeps the document: no pagehide.)
+            if not slot.clears_on_leave or _same_document(page.url, route.url):
+                with contextlib.suppress(PlaywrightError):
+                    await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
             if slot.acted:
                 # A click may have armed a timer ("a moment later" navigations): left alive, it
                 # could navigate this tab away from the next route's page. A new document ends it.
                 await _blank(page)
         slot.acted = route.acts_on is not None or bool(route.submit)
+        slot.clears_on_leave = False
         await slot.restore(session)
         slot.mark_dirty()  # whatever happens next may change cookies or storage
         program = nseql.parse(route.steps)
@@ -119,6 +124,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                                 title=await page.title(), session=await _capture(slot, [], origins),
                                 settled=settled, headers=headers)
         data = await _harvest(page, options)
+        slot.clears_on_leave = True
         origins.update(data.get("origins", ()))
         session = await _capture(slot, data.get("storage", []), origins)
         return PageSnapshot(
@@ -258,14 +264,21 @@ async def _harvest(page: Page, options: VisitOptions) -> dict[str, Any]:
     args = {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
             "maxScripts": options.max_scripts}
     try:
-        return dict(await page.evaluate(_HARVEST_JS, args))
+        return _decoded(await page.evaluate(_HARVEST_JS, args))
     except PlaywrightError as exc:
         if "context was destroyed" not in exc.message and "navigat" not in exc.message:
             raise
     # Opening a menu navigated after all: harvest the page it led to, touching nothing.
     with contextlib.suppress(PlaywrightError):
         await page.wait_for_load_state("domcontentloaded", timeout=options.settle_timeout_ms)
-    return dict(await page.evaluate(_HARVEST_JS, {**args, "revealMenus": False}))
+    return _decoded(await page.evaluate(_HARVEST_JS, {**args, "revealMenus": False}))
+
+
+def _decoded(value: Any) -> dict[str, Any]:
+    data = json.loads(value) if isinstance(value, str) else value
+    if not isinstance(data, dict):
+        raise BrowserError(f"the page's harvest returned {type(data).__name__}, not an object")
+    return data
 
 
 def _translate(exc: BaseException, message: str) -> BrowserError:
@@ -275,6 +288,11 @@ def _translate(exc: BaseException, message: str) -> BrowserError:
     if "crash" in text or "target closed" in text or "has been closed" in text:
         return BrowserCrashedError(message)
     return BrowserError(message)
+
+
+def _same_document(current: str, target: str) -> bool:
+    """Going to ``target`` only scrolls ``current`` (a fragment of the same URL)."""
+    return "#" in target and current.split("#", 1)[0] == target.split("#", 1)[0]
 
 
 def _origin(url: str) -> str:

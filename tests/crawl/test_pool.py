@@ -79,3 +79,41 @@ async def test_a_click_timer_left_armed_never_moves_the_next_route(site: Fixture
                 snapshot = await visit(plain, SessionState(), slot, options)
                 assert snapshot.url == target
                 assert slot.page.url == target
+
+
+async def test_session_storage_never_reaches_the_next_route_in_a_reused_tab(site: FixtureServer) -> None:
+    """sessionStorage is the tab's, not the route's: each route in a reused slot starts
+    without it, even when the previous page wrote more after it was captured."""
+    url = site.url("/lab/tab-storage")
+    options = VisitOptions(settle_timeout_ms=2_000)
+    async with BrowserPool(1, BrowserSettings()) as pool:
+        for n in range(3):
+            route = Route(key=f"storage{n}", url=url, via=Via.LINK, steps=navigate_step(url),
+                          program=navigate_step(url))
+            async with pool.slot() as slot:
+                snapshot = await visit(route, SessionState(), slot, options)
+                await slot.page.wait_for_function("sessionStorage.getItem('late') !== null")
+            assert "loads in this tab: 1; late: none" in snapshot.text
+        # A page the crawler did not harvest (a plain goto) is cleared by the next visit too.
+        async with pool.slot() as slot:
+            await slot.page.goto(url)
+            await slot.page.wait_for_function("sessionStorage.getItem('late') !== null")
+            slot.clears_on_leave = False
+        async with pool.slot() as slot:
+            route = Route(key="after-goto", url=url, via=Via.LINK, steps=navigate_step(url),
+                          program=navigate_step(url))
+            snapshot = await visit(route, SessionState(), slot, options)
+            assert "loads in this tab: 1; late: none" in snapshot.text
+
+
+async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureServer) -> None:
+    """Old sites load Prototype.js, whose Array#toJSON makes JSON.stringify return arrays as
+    strings; the harvest must still bring back the page's links as links."""
+    url = site.url("/lab/")
+    route = Route(key="proto", url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        await slot.context.add_init_script(
+            "Array.prototype.toJSON = function () { return '[' + this.map(String).join(',') + ']'; };")
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+    assert site.url("/lab/menu/") in {link.url for link in snapshot.links}
+    assert snapshot.title == "DeepBot Lab"

@@ -1,0 +1,48 @@
+"""Obtain Links: child routes of a page, deduplicated, scoped, and never rebuilt when known."""
+
+from __future__ import annotations
+
+from deepbot.content.links import Scope, link_route, obtain_links
+from deepbot.routes import Route, Via, route_key
+from deepbot.sequences import navigate_step
+
+SEED = "http://shop.test/"
+
+
+def _parent(depth: int = 0) -> Route:
+    steps = navigate_step(SEED)
+    return Route(key=route_key(Via.SEED, SEED), url=SEED, via=Via.SEED, depth=depth, seed=SEED,
+                 steps=steps, program=steps)
+
+
+def _links(*urls: str) -> list[tuple[str, str]]:
+    return [(url, f"link {n}") for n, url in enumerate(urls)]
+
+
+def test_one_route_per_canonical_url_and_never_the_parent() -> None:
+    links = _links("http://shop.test/a?y=2&x=1", "http://SHOP.test:80/a?x=1&y=2#top", "http://shop.test/",
+                   "http://shop.test/b", "http://elsewhere.test/c", "mailto:someone@shop.test")
+    got = obtain_links(_parent(), SEED, links, [], None, Scope.build([SEED]), max_depth=3)
+    assert [r.url for r in got.routes] == ["http://shop.test/a?x=1&y=2", "http://shop.test/b"]
+    assert got.skipped == {"off-site": 1, "scheme": 1}
+    # Each child is exactly what link_route builds for it.
+    assert got.routes[0] == link_route(_parent(), "http://shop.test/a?y=2&x=1", None)
+    assert all(r.depth == 1 and r.parent == _parent().key for r in got.routes)
+
+
+def test_known_routes_are_left_out_and_the_rest_unchanged() -> None:
+    links = _links(*(f"http://shop.test/item-{n}" for n in range(10)))
+    scope = Scope.build([SEED])
+    everything = obtain_links(_parent(), SEED, links, [], "s1", scope, max_depth=3)
+    known = {r.key for r in everything.routes[::2]}
+    rest = obtain_links(_parent(), SEED, links, [], "s1", scope, max_depth=3, known=known)
+    assert rest.routes == [r for r in everything.routes if r.key not in known]
+    assert len(rest.routes) == 5
+
+
+def test_depth_limit_is_counted_before_anything_is_built() -> None:
+    links = _links("http://shop.test/a", "http://shop.test/b")
+    got = obtain_links(_parent(depth=3), SEED, links, [("#more", "More")], None, Scope.build([SEED]),
+                       max_depth=3)
+    assert got.routes == []
+    assert got.skipped == {"depth": 3}
