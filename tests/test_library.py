@@ -280,35 +280,3 @@ async def test_two_crawlers_in_one_event_loop(site: FixtureServer, tmp_path: Pat
         assert store.count() == len(js)
     with SqliteDocumentStore(tmp_path / "session.sqlite") as store:
         assert store.count() == len(session)
-
-
-class _Recorder:
-    """A user processor: records whether it was given the live page."""
-
-    name = "recorder"
-
-    def __init__(self, needs_page: bool | None) -> None:
-        if needs_page is not None:
-            self.needs_page = needs_page
-        self.pages: list[bool] = []
-
-    async def process(self, ctx: Any) -> None:
-        self.pages.append(ctx.page is not None)
-        if ctx.page is not None:
-            assert ctx.page.url.startswith("http")  # still the visited page, usable
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("declared", [None, False])
-async def test_processors_get_the_live_page_unless_none_needs_it(site: FixtureServer, tmp_path: Path,
-                                                                 declared: bool | None) -> None:
-    """By default a processor gets the live page; when every processor says it needs none,
-    the page is processed after the browser moved on, and the crawl is the same."""
-    recorder = _Recorder(declared)
-    config = lab_crawl_config(site, tmp_path / "lab.sqlite", seeds=(site.url("/lab/js/"),), depth=1,
-                              include=("/lab/js/.*",))
-    async with Crawler(config, processors=[recorder]) as crawler:
-        docs = [doc async for doc in crawler.run()]
-    assert paths(docs) == {"/lab/js/", "/lab/js/target-a", "/lab/js/target-b", "/lab/js/target-c",
-                           "/lab/js/target-d"}
-    assert recorder.pages and set(recorder.pages) == {declared is None}

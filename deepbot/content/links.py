@@ -156,7 +156,6 @@ class ObtainLinks:
     """The post-processing filter that feeds the frontier from each page."""
 
     name = "obtain-links"
-    needs_page = False
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset()):

@@ -40,19 +40,10 @@ class ProcessContext:
 
 
 class Processor(Protocol):
-    """A stage of the chain. A processor that never reads ``ctx.page`` may say so with
-    ``needs_page = False``; when no processor in a chain needs the page, the crawler
-    frees the browser before processing, so the next page loads meanwhile."""
-
     @property
     def name(self) -> str: ...
 
     async def process(self, ctx: ProcessContext) -> None: ...
-
-
-def needs_page(processor: object) -> bool:
-    """Whether ``processor`` may read the live page (assumed unless it says otherwise)."""
-    return bool(getattr(processor, "needs_page", True))
 
 
 class PostProcessChain:
@@ -75,7 +66,6 @@ class MainTextProcessor:
     """Replaces an HTML document's text with its main text, and writes the summary."""
 
     name = "main-text"
-    needs_page = False
 
     def __init__(self, summary_chars: int = 300) -> None:
         self.summary_chars = summary_chars

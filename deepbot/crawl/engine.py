@@ -29,7 +29,6 @@ from deepbot.content import (
     relevance_chain,
 )
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.content.postprocess import needs_page
 from deepbot.crawl.politeness import HostSlot, Politeness
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
@@ -84,10 +83,6 @@ class Crawler:
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
-        # When no processor reads the live page, a visit frees its browser and its host
-        # slot before processing (main text, links, storing), and one extra worker loads the
-        # next page meanwhile: still `workers` pages loading at once, the processing hidden.
-        self._process_after_release = not any(needs_page(p) for p in self.chain.processors)
         self._pages_seen: set[str] = set()  # page identities reached by clicks and forms
         self.frontier: SqliteRouteStore
         self.documents: SqliteDocumentStore
@@ -151,8 +146,7 @@ class Crawler:
         async def supervise() -> None:
             try:
                 async with asyncio.TaskGroup() as group:
-                    extra = 1 if self._process_after_release else 0
-                    for n in range(self.config.workers + extra):
+                    for n in range(self.config.workers):
                         workers.append(group.create_task(self._worker(n, out)))
             finally:
                 if not self._stop:  # when stopped, nobody reads on, and the queue may be full
@@ -209,15 +203,9 @@ class Crawler:
             self.frontier.release(lease, delay_s=wait)
             return None
         try:
-            loop = asyncio.get_running_loop()
             async with self.politeness.slot(route.url) as host:
-                # The time bound covers the visit and its processing, not the polite wait before it.
-                started = loop.time()
-                visited = await asyncio.wait_for(self._visit(route, host), self.config.route_timeout)
-            if isinstance(visited, ProcessContext):  # browser and host are free again: process now
-                left = self.config.route_timeout - (loop.time() - started)
-                visited = await asyncio.wait_for(self._conclude(visited, process=True), max(left, 1.0))
-            outcome = visited
+                # The time bound covers the visit, not the polite wait before it.
+                outcome = await asyncio.wait_for(self._visit(route, host), self.config.route_timeout)
         except (DeepBotError, TimeoutError) as exc:
             self._fail(lease, exc)
             return None
@@ -227,9 +215,7 @@ class Crawler:
             return None
         return self._commit(lease, outcome)
 
-    async def _visit(self, route: Route, host: HostSlot) -> _Outcome | ProcessContext:
-        """Visit ``route``; process the page too unless that can wait for the slot's release
-        (then the context to process is returned)."""
+    async def _visit(self, route: Route, host: HostSlot) -> _Outcome:
         session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
         options = VisitOptions(
             step_timeout_ms=int(self.config.step_timeout * 1000),
@@ -262,16 +248,8 @@ class Crawler:
                 document = document.model_copy(update={"meta": {**document.meta, "no_results": "true"}})
                 self.stats.outcomes["no results"] += 1
             ctx = ProcessContext(route, fetched, content, document, self.relevance.decide(document),
-                                 page=None if self._process_after_release else slot.page,
-                                 snapshot=snapshot, session=digest)
-            if self._process_after_release:
-                return ctx
+                                 page=slot.page, snapshot=snapshot, session=digest)
             # Processors that need the live page (forms) run while the slot is held.
-            await self.chain.run(ctx)
-        return await self._conclude(ctx, process=False)
-
-    async def _conclude(self, ctx: ProcessContext, *, process: bool) -> _Outcome:
-        if process:
             await self.chain.run(ctx)
         self.stats.fetched += 1
         self.stats.outcomes[ctx.relevance.reason] += 1

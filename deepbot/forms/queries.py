@@ -49,10 +49,6 @@ class FormQueries:
     found: list[RelevantForm] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
 
-    @property
-    def needs_page(self) -> bool:
-        return bool(self.domains)  # without domains there is nothing to analyse
-
     async def process(self, ctx: ProcessContext) -> None:
         snap, page, route = ctx.snapshot, ctx.page, ctx.route
         # Inside a query's results (and the detail pages under them) the form is the one
