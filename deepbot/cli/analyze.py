@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from deepbot.domain import Domain, load_domain
-from deepbot.errors import BrowserError
+from deepbot.errors import BrowserCrashedError, BrowserError
 from deepbot.forms.models import FormAnalysis, PageAnalysis
+
+_ATTEMPTS = 2
 
 
 def register(sub: Any) -> None:
@@ -68,28 +71,45 @@ def target_url(target: str) -> str:
 
 
 async def _analyze(url: str, domains: list[Domain], screenshot: Path | None, timeout: float) -> PageAnalysis:
+    # A browser that dies under one page (out of memory, a renderer crash) says nothing
+    # about the page: one more try with a fresh browser, as the crawl retries a route.
+    for attempt in range(1, _ATTEMPTS + 1):
+        try:
+            return await _analyze_once(url, domains, screenshot, timeout)
+        except BrowserCrashedError as exc:
+            if attempt == _ATTEMPTS:
+                raise
+            first_line = str(exc).splitlines()[0] if str(exc) else "the browser crashed"
+            print(f"deepbot: {first_line}; retrying with a fresh browser", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+async def _analyze_once(
+    url: str, domains: list[Domain], screenshot: Path | None, timeout: float
+) -> PageAnalysis:
     from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import async_playwright
 
     from deepbot.browser import launch_chromium
+    from deepbot.browser.failures import browser_error
     from deepbot.forms.analyzer import analyze_page
     from deepbot.forms.annotate import annotate_screenshot
 
     async with async_playwright() as pw:
         browser = await launch_chromium(pw)
         try:
-            page = await browser.new_page()
             try:
+                page = await browser.new_page()
                 await page.goto(url, wait_until="load", timeout=timeout * 1000)
             except PlaywrightError as exc:
-                # deepbot.browser has no page-opening helper yet; translate here, once.
-                raise BrowserError(f"could not load {url}: {exc.message}") from exc
+                raise browser_error(exc, f"could not load {url}: {exc.message}") from exc
             analysis = await analyze_page(page, domains)
             if screenshot is not None:
                 await annotate_screenshot(page, analysis, screenshot)
             return analysis
         finally:
-            await browser.close()
+            with contextlib.suppress(PlaywrightError):  # a crashed browser may not close cleanly
+                await browser.close()
 
 
 def to_json(analysis: PageAnalysis) -> dict[str, Any]:

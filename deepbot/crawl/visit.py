@@ -18,8 +18,9 @@ from playwright.async_api import Page, Request, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
+from deepbot.browser.failures import browser_error
 from deepbot.browser.pool import Slot
-from deepbot.errors import BrowserCrashedError, BrowserError, FormError, PageTimeoutError
+from deepbot.errors import BrowserError, FormError
 from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
 
 _HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
@@ -136,9 +137,9 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             forms=int(data.get("forms", 0)), submitted=submitted,
         )
     except nseql.StepError as exc:
-        raise _translate(exc, str(exc)) from exc  # its text names the line
+        raise browser_error(exc, str(exc)) from exc  # its text names the line
     except PlaywrightError as exc:
-        raise _translate(exc, exc.message) from exc
+        raise browser_error(exc, exc.message) from exc
     finally:
         page.remove_listener("response", on_response)
         page.remove_listener("framenavigated", on_navigated)
@@ -279,15 +280,6 @@ def _decoded(value: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BrowserError(f"the page's harvest returned {type(data).__name__}, not an object")
     return data
-
-
-def _translate(exc: BaseException, message: str) -> BrowserError:
-    text = str(exc).lower()
-    if "timeout" in text:
-        return PageTimeoutError(message)
-    if "crash" in text or "target closed" in text or "has been closed" in text:
-        return BrowserCrashedError(message)
-    return BrowserError(message)
 
 
 def _same_document(current: str, target: str) -> bool:

@@ -18,7 +18,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from deepbot.errors import FormError
+from deepbot.browser.failures import brief, is_crash
+from deepbot.errors import BrowserCrashedError, FormError
 from deepbot.forms.models import (
     Box,
     ExtractedForm,
@@ -44,8 +45,10 @@ async def extract_page(page: Page, *, anchor_reach: float = 300.0) -> PageExtrac
     try:
         raw = await page.evaluate(_script(), {"anchorReach": anchor_reach})
     except PlaywrightError as exc:
-        # Translated here because the analyzer is the one caller of this script.
-        raise FormError(f"could not extract forms from {page.url}: {exc.message}") from exc
+        # Translated here because the analyzer is the one caller of this script. A crash
+        # is the browser's failure, not the form's: callers may retry it with a fresh one.
+        message = f"could not extract forms from {page.url}: {brief(exc.message)}"
+        raise (BrowserCrashedError if is_crash(exc) else FormError)(message) from exc
     return build_extraction(raw)
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
+import subprocess
+import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -154,3 +159,58 @@ def test_cli_errors_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert (
         main(["analyze", str(tmp_path / "missing.html"), "--domain", str(ROOT / "domains/books.yaml")]) == 1
     )
+
+
+def test_cli_retries_once_with_a_fresh_browser_when_it_crashes(tmp_path: Path) -> None:
+    """The browser is killed while it waits for the page: ``analyze`` starts a new one."""
+    psutil = pytest.importorskip("psutil")
+    page = (FORMS / "books_table_classic.html").read_bytes()
+    cli: list[subprocess.Popen[str]] = []
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path != "/search.html":
+                self.send_error(404)
+                return
+            hits.append(self.path)
+            if len(hits) == 1:
+                # Kill every Chromium process of the CLI under test (not this worker's own).
+                for child in psutil.Process(cli[0].pid).children(recursive=True):
+                    if "chrom" in child.name().lower():
+                        with contextlib.suppress(psutil.NoSuchProcess):
+                            child.kill()
+                return  # no answer: the browser is gone
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/search.html"
+        books = str(ROOT / "domains/books.yaml")
+        command = [sys.executable, "-m", "deepbot", "analyze", url, "--domain", books]
+        cli.append(
+            subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+        out, err = cli[0].communicate(timeout=90)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert cli[0].returncode == 0, err
+    assert len(hits) == 2
+    assert "has been closed; retrying with a fresh browser" in err
+    assert "Browser logs" not in err  # Chromium's stderr is not the user's business
+    assert "books: score 3." in out and "RELEVANT" in out
