@@ -39,7 +39,7 @@ try:
 except ModuleNotFoundError as exc:  # psutil, most likely
     sys.exit(f"{exc}: install the benchmark's requirements with `pip install -r bench/requirements.txt`")
 
-from deepbot.browser import CHROMIUM_ARGS, find_chromium
+from deepbot.browser import chromium_args, find_chromium
 from deepbot.browser.pool import _IMAGES_OFF, _MEDIA_FONTS
 
 site_module = load_bench_module("site")
@@ -403,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         urls_file = out / "urls.txt"
         urls_file.write_text("\n".join(server.page_urls()) + "\n")
         base = RunSetup(seed=server.url, urls_file=urls_file, concurrency=1, workdir=out,
-                        chromium=chromium, chromium_args=(*CHROMIUM_ARGS, _IMAGES_OFF))
+                        chromium=chromium, chromium_args=tuple(chromium_args(_IMAGES_OFF)))
         print(f"site: {len(site.pages)} pages at {server.url}; contestants: {', '.join(names)}; "
               f"concurrency {args.concurrency}; {args.runs} round(s)", flush=True)
         # One untimed pass warms the disk cache for Chromium and the interpreter.

@@ -22,7 +22,7 @@ from urllib.parse import urldefrag, urlsplit
 from playwright.async_api import BrowserContext, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from deepbot.browser import CHROMIUM_ARGS, find_chromium
+from deepbot.browser import chromium_args, find_chromium
 
 # The pool's own constants, so that the limit blocks exactly what DeepBot blocks.
 from deepbot.browser.pool import _IMAGES_OFF, _MEDIA_FONTS, BrowserSettings
@@ -52,7 +52,7 @@ async def run(urls: list[str], concurrency: int, seed: str | None, depth: int) -
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=find_chromium(pw), headless=True,
-                                           args=[*CHROMIUM_ARGS, _IMAGES_OFF])
+                                           args=chromium_args(_IMAGES_OFF))
         started = time.perf_counter()
 
         async def worker() -> None:

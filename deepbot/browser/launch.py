@@ -13,25 +13,12 @@ from pathlib import Path
 from playwright.async_api import Browser, Playwright
 from playwright.async_api import Error as PlaywrightError
 
+from deepbot.browser.switches import chromium_args
 from deepbot.errors import BrowserError, BrowserNotFoundError
 
 INSTALL_HINT = (
     "Install one with `sudo bash scripts/install-chromium.sh` (Debian's `chromium` package), "
     "or point DEEPBOT_CHROMIUM at a Chromium/Chrome executable."
-)
-
-# Without the background-networking flags Chromium keeps dialling Google services,
-# which a closed network refuses many times a second; --no-sandbox is needed as root.
-CHROMIUM_ARGS: tuple[str, ...] = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
 )
 
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -64,7 +51,7 @@ async def launch_chromium(
         return await playwright.chromium.launch(
             executable_path=executable,
             headless=headless,
-            args=[*CHROMIUM_ARGS, *extra_args],
+            args=chromium_args(*extra_args, headless=headless),
         )
     except PlaywrightError as exc:
         raise BrowserError(f"could not launch Chromium at {executable}: {exc.message}") from exc

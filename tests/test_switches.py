@@ -1,0 +1,88 @@
+"""Chromium's command line keeps Playwright's switch values when DeepBot adds its own."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+from playwright.async_api import async_playwright
+
+from deepbot.browser import launch_chromium
+from deepbot.browser.pool import _IMAGES_OFF, BrowserPool, BrowserSettings
+from deepbot.browser.switches import (
+    DISABLED_FEATURES,
+    chromium_args,
+    driver_sources,
+    playwright_switches,
+    read_driver_switches,
+)
+
+
+def _values(args: list[str], name: str) -> list[list[str]]:
+    return [arg.split("=", 1)[1].split(",") for arg in args if arg.split("=", 1)[0] == name]
+
+
+def test_the_installed_driver_is_read_not_the_fallback() -> None:
+    # Fails when a Playwright upgrade moves these lists: update the reader and _FALLBACK.
+    found = read_driver_switches(driver_sources())
+    assert set(found) == {"--disable-features", "--enable-features", "--blink-settings"}
+    assert {"HttpsUpgrades", "PaintHolding"} <= set(found["--disable-features"])
+    assert "primaryHoverType=2" in found["--blink-settings"]
+
+
+def test_list_switches_are_emitted_once_with_playwrights_values_first() -> None:
+    args = chromium_args(_IMAGES_OFF, "--disable-features=Foo,Translate", "--mute-audio")
+    [disabled] = _values(args, "--disable-features")
+    assert disabled[: len(playwright_switches()["--disable-features"])] == list(
+        playwright_switches()["--disable-features"]
+    )
+    assert {*DISABLED_FEATURES, "Foo"} <= set(disabled) and len(disabled) == len(set(disabled))
+    [blink] = _values(args, "--blink-settings")
+    assert blink == [*playwright_switches()["--blink-settings"], "imagesEnabled=false"]
+    assert _values(args, "--enable-features") == []  # DeepBot sets none: Playwright's stands
+    assert "--mute-audio" in args and "--no-sandbox" in args
+
+
+def test_headed_browsers_get_no_headless_blink_settings() -> None:
+    [blink] = _values(chromium_args(_IMAGES_OFF, headless=False), "--blink-settings")
+    assert blink == ["imagesEnabled=false"]
+    assert _values(chromium_args(headless=False), "--blink-settings") == []
+
+
+@pytest.mark.browser
+async def test_the_switch_chromium_keeps_has_every_value_it_was_given() -> None:
+    # Chromium keeps the last occurrence of a switch: it must carry the earlier ones' values.
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw, extra_args=(_IMAGES_OFF,))
+        try:
+            mains = []  # this browser only: the worker may run others (fixtures, subprocesses)
+            for process in psutil.Process().children(recursive=True):
+                try:
+                    if process.pid not in before and "--remote-debugging-pipe" in process.cmdline():
+                        mains.append(process.cmdline())
+                except psutil.Error:
+                    continue
+            assert mains
+            for cmdline in mains:
+                for name in ("--disable-features", "--blink-settings"):
+                    *earlier, kept = _values(cmdline, name)
+                    assert all(set(values) <= set(kept) for values in earlier), name
+                disabled = _values(cmdline, "--disable-features")[-1]
+                blink = _values(cmdline, "--blink-settings")[-1]
+                assert {"HttpsUpgrades", "PaintHolding", "SpareRendererForSitePerProcess"} <= set(disabled)
+                assert {"primaryHoverType=2", "imagesEnabled=false"} <= set(blink)
+        finally:
+            await browser.close()
+
+
+@pytest.mark.browser
+async def test_pool_pages_block_images_and_still_see_a_mouse() -> None:
+    # A page that sees no mouse hides menus gated on (hover: hover); images stay off.
+    gif = "data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        await slot.page.set_content(f'<img id="i" src="{gif}">')
+        hover, fine, width = await slot.page.evaluate(
+            "[matchMedia('(hover: hover)').matches, matchMedia('(pointer: fine)').matches,"
+            " document.getElementById('i').naturalWidth]"
+        )
+    assert (hover, fine, width) == (True, True, 0)
