@@ -20,12 +20,14 @@ import argparse
 import contextlib
 import random
 import re
+import sys
 import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 BRANCHING = 8  # children per page in the spanning tree; see the module docstring
 SECTIONS = ("books", "music", "films", "games", "garden", "kitchen", "tools", "toys", "sports", "travel")
@@ -202,6 +204,13 @@ class Counts:
         return sum(self.pages.values())
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser closing its idle keep-alive connections as it exits is no error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class SiteServer:
     """Serves a Site on 127.0.0.1 from memory, counting requests."""
 
@@ -249,7 +258,7 @@ class SiteServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass  # thousands of lines per run would drown the report
 
-        self._httpd = ThreadingHTTPServer((host, port), Handler)
+        self._httpd = _QuietServer((host, port), Handler)
         self._httpd.server_name = host  # not the reverse-DNS name that HTTPServer looks up
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None

@@ -40,7 +40,8 @@ except ModuleNotFoundError as exc:  # psutil, most likely
     sys.exit(f"{exc}: install the benchmark's requirements with `pip install -r bench/requirements.txt`")
 
 from deepbot.browser import chromium_args, find_chromium
-from deepbot.browser.pool import _IMAGES_OFF, _MEDIA_FONTS
+from deepbot.browser.blocking import MEDIA_URL
+from deepbot.browser.pool import _IMAGES_OFF
 
 site_module = load_bench_module("site")
 PEERS = BENCH / "peers"
@@ -99,7 +100,7 @@ CONTESTANTS: dict[str, Contestant] = {
         Contestant(
             "scrapy-playwright", "scrapy-playwright spider, BFS, CONCURRENT_REQUESTS=N",
             lambda s: [_python(CONTESTANTS["scrapy-playwright"]), str(PEERS / "scrapy_run.py"),
-                       *_peer_args(s), "--abort", _MEDIA_FONTS.pattern],
+                       *_peer_args(s), "--abort", MEDIA_URL.pattern],
             venv="scrapy", peer=True),
         Contestant(
             "limit-bfs", "bare Playwright BFS: the limit loop plus one evaluate per page for its links",

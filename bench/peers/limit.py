@@ -4,7 +4,7 @@
     python bench/peers/limit.py --seed URL --depth 4 --concurrency N   # BFS, links extracted
 
 One Chromium with DeepBot's flags (images off), N contexts each with one reused page,
-fonts and media aborted by the same URL pattern, ``goto(url, wait_until="load")``.
+fonts and media blocked the same way (deepbot.browser.blocking), ``goto(url, wait_until="load")``.
 Nothing else: no storage, no link bookkeeping beyond a set, no session handling —
 what the browser itself can do on this machine. Prints one JSON line at the end.
 """
@@ -19,25 +19,27 @@ import time
 from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
-from playwright.async_api import BrowserContext, async_playwright
+from playwright.async_api import BrowserContext, Page, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser import chromium_args, find_chromium
 
 # The pool's own constants, so that the limit blocks exactly what DeepBot blocks.
-from deepbot.browser.pool import _IMAGES_OFF, _MEDIA_FONTS, BrowserSettings
+from deepbot.browser.blocking import block_media
+from deepbot.browser.pool import _IMAGES_OFF, BrowserSettings
 
 _LINKS_JS = "() => Array.from(document.links, a => a.href)"
 
 
-async def new_context(browser: object) -> BrowserContext:
+async def new_page(browser: object) -> Page:
     settings = BrowserSettings()
     width, height = settings.viewport
     context: BrowserContext = await browser.new_context(  # type: ignore[attr-defined]
         viewport={"width": width, "height": height}, service_workers="block", accept_downloads=False)
     context.set_default_navigation_timeout(settings.navigation_timeout_ms)
-    await context.route(_MEDIA_FONTS, lambda route: route.abort())
-    return context
+    page = await context.new_page()
+    await block_media(context, page)
+    return page
 
 
 async def run(urls: list[str], concurrency: int, seed: str | None, depth: int) -> dict[str, object]:
@@ -57,8 +59,7 @@ async def run(urls: list[str], concurrency: int, seed: str | None, depth: int) -
 
         async def worker() -> None:
             nonlocal done, errors, pending
-            context = await new_context(browser)
-            page = await context.new_page()
+            page = await new_page(browser)
             while (item := await queue.get()) is not None:
                 url, level = item
                 try:
@@ -78,7 +79,7 @@ async def run(urls: list[str], concurrency: int, seed: str | None, depth: int) -
                 if pending == 0:  # nothing queued, nothing in flight: wake every worker to stop
                     for _ in range(concurrency):
                         queue.put_nowait(None)
-            await context.close()
+            await page.context.close()
 
         if not seed:
             for _ in range(concurrency):

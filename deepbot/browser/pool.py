@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from deepbot.browser.blocking import block_media
 from deepbot.browser.launch import launch_chromium
 from deepbot.errors import BrowserCrashedError
 from deepbot.routes import SessionState
@@ -32,12 +32,8 @@ _SUBSCRIBED = ("response", "framenavigated", "download")
 def _ignore(_event: object) -> None:
     pass
 
-# Heavy media the crawler never needs: blocking them in Chromium itself (no Python
-# round trip per request) keeps one page ≈ one request to the host.
+# Images the crawler never needs: Blink does not even request them.
 _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
-_MEDIA_FONTS = re.compile(
-    r"\.(?:woff2?|ttf|otf|eot|mp3|mp4|m4a|m4v|webm|ogg|ogv|wav|flac|avi|mov|mkv)(?:[?#]|$)", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -150,9 +146,9 @@ class BrowserPool:
             )
             context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
             context.set_default_timeout(self.settings.navigation_timeout_ms)
-            if self.settings.block_media:
-                await context.route(_MEDIA_FONTS, lambda route: route.abort())
             page = await context.new_page()
+            if self.settings.block_media:
+                await block_media(context, page)  # not route(): that pauses every request
             # Playwright subscribes a page to an event when its first listener is added and
             # unsubscribes when the last goes, one round trip each; per-route listeners would
             # pay that on every route. Permanent no-op listeners keep the subscriptions open.

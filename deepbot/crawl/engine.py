@@ -44,7 +44,8 @@ from deepbot.store import SqliteDocumentStore
 log = logging.getLogger("deepbot.crawl")
 
 # Errors a retry cannot fix.
-_PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME")
+_PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
+              "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
 _BACKOFF_STATUSES = (429, 503)
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
