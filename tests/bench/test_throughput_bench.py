@@ -116,3 +116,21 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     assert (tmp_path / "throughput-quick.png").stat().st_size > 10_000
     assert "| limit | 2 |" in done.stdout
     assert elapsed < 120, f"the quick run took {elapsed:.0f} s (about 30 s on an idle 2-core machine)"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_phases_times_every_stage_of_a_small_crawl() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "phases.py"), "--pages", "15", "--reference-pages", "4", "--json"],
+        capture_output=True, text=True, timeout=110, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["pages"] == 15 and report["wall_ms_per_page"] > 0
+    stages = {row["stage"].split(":")[0]: row for row in report["stages"]}
+    for stage in ("navigate", "harvest", "session", "visit", "chain", "commit", "route"):
+        assert stages[stage]["n"] == 15 and stages[stage]["median_ms"] > 0, stage
+    assert stages["reference"]["n"] == 4
+    # The stages are nested: a route takes at least as long as its visit, a visit as its navigation.
+    assert stages["route"]["mean_ms"] >= stages["visit"]["mean_ms"] >= stages["navigate"]["mean_ms"]
