@@ -1,4 +1,4 @@
-"""Playwright's failures sorted into DeepBot's errors by their messages."""
+"""Playwright's failures sorted into DeepBot's errors by their messages, and acted on."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser.failures import brief, browser_error, is_crash
+from deepbot.crawl.visit import _blank
 from deepbot.errors import BrowserCrashedError, BrowserError, PageTimeoutError
 
 _LOGS = "\nBrowser logs:\n\n<launching> /usr/bin/chromium --headless\n[pid=1][err] dbus: Failed to connect"
@@ -31,3 +32,37 @@ def test_brief_keeps_the_call_log_and_drops_the_browser_log() -> None:
     call_log = "Page.click: Timeout 500ms exceeded.\nCall log:\n  - waiting for locator('#go')"
     assert brief(call_log) == call_log
     assert brief("Page.goto: Target crashed" + _LOGS) == "Page.goto: Target crashed"
+
+
+class _InterruptedPage:
+    """Just enough of a Page for _blank: each goto fails with the next message (None: it lands)."""
+
+    def __init__(self, *outcomes: str | None) -> None:
+        self.outcomes = list(outcomes)
+        self.gotos = 0
+
+    async def goto(self, url: str) -> None:
+        self.gotos += 1
+        outcome = self.outcomes.pop(0)
+        if outcome is not None:
+            raise PlaywrightError(outcome)
+
+
+_BY_TIMER = 'Page.goto: Navigation to "about:blank" is interrupted by another navigation to "http://h/x"'
+_BY_BLANK = 'Page.goto: Navigation to "about:blank" is interrupted by another navigation to "about:blank"'
+
+
+async def test_blanking_retries_a_timer_navigation_and_accepts_a_late_blank_one() -> None:
+    page = _InterruptedPage(_BY_TIMER, None)
+    await _blank(page)  # type: ignore[arg-type]
+    assert page.gotos == 2
+    page = _InterruptedPage(_BY_TIMER, _BY_BLANK)
+    await _blank(page)  # type: ignore[arg-type]
+    assert page.gotos == 2  # a blank page is what it wanted: no third attempt, no error
+    page = _InterruptedPage(_BY_TIMER, _BY_TIMER, _BY_TIMER)
+    with pytest.raises(PlaywrightError):
+        await _blank(page)  # type: ignore[arg-type]
+    page = _InterruptedPage("Page.goto: Target crashed")
+    with pytest.raises(PlaywrightError):
+        await _blank(page)  # type: ignore[arg-type]
+    assert page.gotos == 1
