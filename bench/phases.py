@@ -33,8 +33,7 @@ from common import load_bench_module
 from playwright.async_api import async_playwright
 
 from deepbot.browser import chromium_args, find_chromium
-from deepbot.browser.blocking import block_media
-from deepbot.browser.pool import _IMAGES_OFF, BrowserPool, BrowserSettings, Slot
+from deepbot.browser.pool import _IMAGES_OFF, BrowserPool, Slot
 from deepbot.config import CrawlConfig
 from deepbot.content.postprocess import PostProcessChain
 
@@ -42,6 +41,7 @@ from deepbot.content.postprocess import PostProcessChain
 engine = importlib.import_module("deepbot.crawl.engine")
 visit_module = importlib.import_module("deepbot.crawl.visit")
 site_module = load_bench_module("site")
+limit_module = load_bench_module("peers/limit")
 
 Samples = dict[str, list[float]]
 
@@ -106,15 +106,10 @@ async def crawl_phases(seed: str, pages: int, concurrency: int, store: Path) -> 
 async def reference(urls: list[str]) -> Samples:
     """The bare loop's costs in the same settings: goto(load), then a no-op evaluate."""
     samples: Samples = defaultdict(list)
-    settings = BrowserSettings()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=find_chromium(pw), headless=True,
                                            args=chromium_args(_IMAGES_OFF))
-        width, height = settings.viewport
-        context = await browser.new_context(viewport={"width": width, "height": height},
-                                            service_workers="block")
-        page = await context.new_page()
-        await block_media(context, page)
+        page = await limit_module.new_page(browser)  # set up as the limit loop sets up its pages
         for url in urls:
             started = time.perf_counter()
             await page.goto(url, wait_until="load")

@@ -7,9 +7,9 @@ decision is made once, here, from the message Playwright gives.
 
 from __future__ import annotations
 
-from deepbot.errors import BrowserCrashedError, BrowserError, PageTimeoutError
+from deepbot.errors import BrowserCrashedError, BrowserError, DeepBotError, PageTimeoutError
 
-__all__ = ["brief", "browser_error", "is_crash"]
+__all__ = ["brief", "browser_error", "crash_or", "is_crash"]
 
 # Playwright's wording when the renderer died ("Target crashed") or the browser
 # process went away under a call ("Target page, context or browser has been closed").
@@ -36,3 +36,9 @@ def browser_error(exc: BaseException, message: str) -> BrowserError:
     if is_crash(exc):
         return BrowserCrashedError(message)
     return BrowserError(message)
+
+
+def crash_or(exc: BaseException, message: str, other: type[DeepBotError]) -> DeepBotError:
+    """A crash as BrowserCrashedError (callers may retry with a fresh browser), else ``other``."""
+    message = brief(message)
+    return BrowserCrashedError(message) if is_crash(exc) else other(message)

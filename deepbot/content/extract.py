@@ -3,8 +3,8 @@
 Pure functions over an HTML string (the rendered DOM, or raw HTML). Parsed by Lexbor
 (selectolax), a C implementation of the HTML Standard's parser: raw HTML is repaired
 as a browser repairs it, and a 30 KB page parses in a fraction of a millisecond (the
-stdlib's html.parser took 10–17 ms, most of the crawl's own CPU per page). Only the
-walk that keeps the visible elements is Python.
+stdlib's html.parser took ~3 ms of the 4.4 main_text cost; it is 2.5 ms now). Only
+the walk that keeps the visible elements is Python.
 
 Main text: boilerplate is dropped (nav/header/footer/aside/forms, ARIA landmarks
 such as ``role=navigation``, exact class/id tokens such as ``sidebar``), every

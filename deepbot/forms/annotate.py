@@ -14,8 +14,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from deepbot.browser.failures import brief, is_crash
-from deepbot.errors import BrowserCrashedError, FormError
+from deepbot.browser.failures import crash_or
+from deepbot.errors import FormError
 from deepbot.forms.models import FormAnalysis, PageAnalysis
 
 __all__ = ["annotate_screenshot", "overlay_items"]
@@ -104,5 +104,4 @@ async def annotate_screenshot(page: Page, analysis: PageAnalysis, path: Path) ->
         finally:
             await page.evaluate(_REMOVE, _OVERLAY_ID)
     except PlaywrightError as exc:
-        message = f"could not draw the annotated screenshot: {brief(exc.message)}"
-        raise (BrowserCrashedError if is_crash(exc) else FormError)(message) from exc
+        raise crash_or(exc, f"could not draw the annotated screenshot: {exc.message}", FormError) from exc

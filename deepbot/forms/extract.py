@@ -18,8 +18,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from deepbot.browser.failures import brief, is_crash
-from deepbot.errors import BrowserCrashedError, FormError
+from deepbot.browser.failures import crash_or
+from deepbot.errors import FormError
 from deepbot.forms.models import (
     Box,
     ExtractedForm,
@@ -47,8 +47,7 @@ async def extract_page(page: Page, *, anchor_reach: float = 300.0) -> PageExtrac
     except PlaywrightError as exc:
         # Translated here because the analyzer is the one caller of this script. A crash
         # is the browser's failure, not the form's: callers may retry it with a fresh one.
-        message = f"could not extract forms from {page.url}: {brief(exc.message)}"
-        raise (BrowserCrashedError if is_crash(exc) else FormError)(message) from exc
+        raise crash_or(exc, f"could not extract forms from {page.url}: {exc.message}", FormError) from exc
     return build_extraction(raw)
 
 
