@@ -10,6 +10,7 @@ from deepbot.browser import launch_chromium
 from deepbot.browser.pool import _IMAGES_OFF, BrowserPool, BrowserSettings
 from deepbot.browser.switches import (
     DISABLED_FEATURES,
+    JS_FLAGS,
     chromium_args,
     driver_sources,
     playwright_switches,
@@ -42,6 +43,13 @@ def test_list_switches_are_emitted_once_with_playwrights_values_first() -> None:
     assert "--mute-audio" in args and "--no-sandbox" in args
 
 
+def test_v8_flags_are_one_switch_with_the_callers_last() -> None:
+    # Chromium would keep only the last --js-flags; V8 keeps a flag's last value.
+    args = chromium_args("--js-flags=--max-old-space-size=512 --expose-gc")
+    [flags] = [arg.split("=", 1)[1] for arg in args if arg.startswith("--js-flags=")]
+    assert flags.split() == [*JS_FLAGS, "--max-old-space-size=512", "--expose-gc"]
+
+
 def test_headed_browsers_get_no_headless_blink_settings() -> None:
     [blink] = _values(chromium_args(_IMAGES_OFF, headless=False), "--blink-settings")
     assert blink == ["imagesEnabled=false"]
@@ -70,9 +78,33 @@ async def test_the_switch_chromium_keeps_has_every_value_it_was_given() -> None:
                 disabled = _values(cmdline, "--disable-features")[-1]
                 blink = _values(cmdline, "--blink-settings")[-1]
                 assert {"HttpsUpgrades", "PaintHolding", "SpareRendererForSitePerProcess"} <= set(disabled)
+                js_flags = [arg for arg in cmdline if arg.startswith("--js-flags=")]
+                assert js_flags == [f"--js-flags={' '.join(JS_FLAGS)}"]
                 assert {"primaryHoverType=2", "imagesEnabled=false"} <= set(blink)
         finally:
             await browser.close()
+
+
+@pytest.mark.browser
+async def test_a_context_costs_one_renderer_and_no_browser_ui() -> None:
+    # Each headless window preloads the address bar's WebUI dropdown in a renderer of
+    # its own unless told not to: two renderers per worker instead of one.
+    async with BrowserPool(2, BrowserSettings()) as pool:
+        slots = [await pool.acquire() for _ in range(2)]
+        try:
+            for slot in slots:
+                await slot.page.set_content("<p>x</p>")
+            assert pool._browser is not None
+            cdp = await pool._browser.new_browser_cdp_session()
+            targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+            processes = (await cdp.send("SystemInfo.getProcessInfo"))["processInfo"]
+            await cdp.detach()
+        finally:
+            for slot in slots:
+                await pool.release(slot)
+    assert [t["url"] for t in targets if t["type"] != "page"] == []
+    assert [t["type"] for t in targets].count("page") == 2
+    assert [p["type"] for p in processes].count("renderer") == 2
 
 
 @pytest.mark.browser

@@ -6,7 +6,7 @@ navigations, paint holding, storage partitioning, CORS restarts under intercepti
 and, headless, a ``--blink-settings`` that makes the page see a mouse (so ``(hover:
 hover)`` menus work). A caller's switch of the same name, appended after them, silently
 drops all of Playwright's values. So the list-valued switches are emitted once, as the
-union of Playwright's values and DeepBot's.
+union of Playwright's values and DeepBot's; V8's ``--js-flags`` likewise.
 
 Playwright does not export those values; they are read from the driver it ships, with
 a copy of version 1.65's as the fallback if its layout changes.
@@ -20,8 +20,8 @@ from functools import cache
 from pathlib import Path
 
 __all__ = [
-    "CHROMIUM_ARGS", "DISABLED_FEATURES", "chromium_args", "driver_sources", "playwright_switches",
-    "read_driver_switches",
+    "CHROMIUM_ARGS", "DISABLED_FEATURES", "JS_FLAGS", "chromium_args", "driver_sources",
+    "playwright_switches", "read_driver_switches",
 ]
 
 # Without the background-networking flags Chromium keeps dialling Google services,
@@ -37,6 +37,15 @@ CHROMIUM_ARGS: tuple[str, ...] = (
     "--disable-dev-shm-usage",
 )
 
+# V8's flags, one switch with space-separated values (a caller's are appended: V8
+# keeps the last value of a flag). A reused page's renderer fills V8's first heap
+# limit with dead documents for ~25 routes before its first full collection, every
+# worker at once, and then settles at ~100 MB. A small first limit and V8's
+# low-memory heap sizing (neither does it alone) keep it at ~50 MB: peak memory at
+# eight workers 1,400 -> 1,085 MB, CPU per page within the noise (at most ~5 %).
+# `bench/README.md` has the figures.
+JS_FLAGS: tuple[str, ...] = ("--optimize-for-size", "--initial-old-space-size=8")
+
 DISABLED_FEATURES: tuple[str, ...] = (
     "Translate",
     "MediaRouter",
@@ -46,6 +55,12 @@ DISABLED_FEATURES: tuple[str, ...] = (
     # and over (60-80 renderer processes for 240 pages at four workers, against 8
     # without it), costing more CPU than it saves. `bench/README.md` has the figures.
     "SpareRendererForSitePerProcess",
+    # Headless Chromium gives every browser context a window, and every window
+    # preloads its address bar's dropdown (chrome://omnibox-popup.top-chrome/, two
+    # WebUI pages) in a renderer of its own: ~0.7 s of CPU when the context opens and
+    # ~45 MB for as long as it lives, per worker. Nobody sees that dropdown here.
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
 )
 
 # The switches whose value is a comma-separated list, merged rather than repeated.
@@ -114,10 +129,13 @@ def chromium_args(*extra: str, headless: bool = True) -> list[str]:
     ours: dict[str, list[str]] = {name: [] for name in _LIST_SWITCHES}
     ours["--disable-features"].extend(DISABLED_FEATURES)
     plain: list[str] = []
+    js_flags = list(JS_FLAGS)
     for arg in (*CHROMIUM_ARGS, *extra):
         name, _, value = arg.partition("=")
         if name in ours:
             ours[name].extend(v for v in value.split(",") if v)
+        elif name == "--js-flags":
+            js_flags.extend(value.split())
         else:
             plain.append(arg)
     defaults = playwright_switches()
@@ -126,4 +144,4 @@ def chromium_args(*extra: str, headless: bool = True) -> list[str]:
         if values:  # otherwise Playwright's own switch stands as it is
             base = defaults[name] if headless or name != "--blink-settings" else ()
             merged.append(f"{name}={','.join(dict.fromkeys([*base, *values]))}")
-    return [*plain, *merged]
+    return [*plain, *merged, f"--js-flags={' '.join(js_flags)}"]
