@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import psutil
 import pytest
 from playwright.async_api import async_playwright
@@ -16,6 +18,7 @@ from deepbot.browser.switches import (
     playwright_switches,
     read_driver_switches,
 )
+from fixtures.server import FixtureServer
 
 
 def _values(args: list[str], name: str) -> list[list[str]]:
@@ -105,6 +108,23 @@ async def test_a_context_costs_one_renderer_and_no_browser_ui() -> None:
     assert [t["url"] for t in targets if t["type"] != "page"] == []
     assert [t["type"] for t in targets].count("page") == 2
     assert [p["type"] for p in processes].count("renderer") == 2
+
+
+@pytest.mark.browser
+async def test_a_same_site_navigation_keeps_the_tabs_frame_host(site: FixtureServer) -> None:
+    # Left on, RenderDocument builds a speculative frame host (and, in the renderer, a
+    # new WebView and compositor) for every navigation of a worker's reused tab.
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        await slot.page.goto(site.url("/"))
+        assert pool._browser is not None
+        await pool._browser.start_tracing(categories=["navigation"])
+        for path in ("/lab/", "/", "/lab/"):
+            await slot.page.goto(site.url(path))
+        trace = json.loads(await pool._browser.stop_tracing())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    names = [event.get("name", "") for event in events]
+    assert names.count("NavigationRequest::BeginNavigation") >= 3  # the trace saw the navigations
+    assert "RenderFrameHostManager::CreateSpeculativeRenderFrameHost" not in names
 
 
 @pytest.mark.browser
