@@ -64,8 +64,8 @@ DISABLED_FEATURES: tuple[str, ...] = (
     # Chromium gives every cross-document navigation a new frame host, even to a page
     # of the same site in the same tab: in the renderer a new WebView and compositor
     # (and the old ones torn down), in the browser a speculative frame host. A worker
-    # reuses its tab for route after route, so this is paid on every page: with it off,
-    # ~20 % less CPU per page and ~30 % more pages/s (`bench/README.md` has the figures).
+    # reuses its tab for route after route, so this was paid on every page: with it off,
+    # 10-27 % less CPU per page and 9-37 % more pages/s (`bench/README.md` has the figures).
     "RenderDocument",
 )
 
