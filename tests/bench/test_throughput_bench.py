@@ -134,3 +134,27 @@ def test_phases_times_every_stage_of_a_small_crawl() -> None:
     assert stages["reference"]["n"] == 4
     # The stages are nested: a route takes at least as long as its visit, a visit as its navigation.
     assert stages["route"]["mean_ms"] >= stages["visit"]["mean_ms"] >= stages["navigate"]["mean_ms"]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(150)
+def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    worktrees = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
+                               capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "ab.py"), "--before", "HEAD", "--concurrency", "1", "--pairs", "2",
+         "--pages", "12", "--json"],
+        capture_output=True, text=True, timeout=140, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    sides = [(run["pair"], run["side"]) for run in report["runs"]]
+    assert sides == [(1, "before"), (1, "after"), (2, "after"), (2, "before")]  # A B, then B A
+    for run in report["runs"]:
+        assert run["returncode"] == 0 and run["pages"] == 12 and run["cpu_ms_per_page"] > 0, run
+        assert run["peak_pss_mb"] > 50  # Chromium was measured
+    assert set(report["after_over_before"]["1"]) == {"pages_per_s", "cpu_ms_per_page", "peak_pss_mb"}
+    # The temporary worktree of the revision is gone again.
+    assert subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
+                          capture_output=True, text=True, check=True).stdout == worktrees
