@@ -141,8 +141,11 @@ def test_phases_times_every_stage_of_a_small_crawl() -> None:
 @pytest.mark.timeout(150)
 def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
-    worktrees = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
-                               capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
+                            capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("bench/ab.py compares git revisions: this is not a git checkout")
+    worktrees = listed.stdout
     done = subprocess.run(
         [sys.executable, str(BENCH / "ab.py"), "--before", "HEAD", "--concurrency", "1", "--pairs", "2",
          "--pages", "12", "--json"],
