@@ -27,16 +27,14 @@ from typing import Any
 from common import REPO, become_subreaper, load_bench_module, measure
 
 site_module = load_bench_module("site")
-DEPTH = 4
+throughput = load_bench_module("throughput")  # its DeepBot command, so both measure the same run
 
 
 def crawl(tree: Path, seed: str, concurrency: int, store: Path, time_limit: float) -> dict[str, Any]:
     """One ``deepbot crawl`` of the site with the DeepBot found in ``tree``."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{store}{suffix}").unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "deepbot", "crawl", "--seed", seed, "--depth", str(DEPTH),
-           "--workers", str(concurrency), "--per-host-concurrency", str(concurrency),
-           "--store", str(store), "--quiet"]
+    cmd = throughput.deepbot_command(seed, concurrency, store)
     # The tree's own package first, whatever the environment has installed.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
     m = measure(cmd, timeout=time_limit, env=env, cwd=tree)

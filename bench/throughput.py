@@ -79,6 +79,14 @@ def _peer_args(setup: RunSetup) -> list[str]:
             "--chromium", setup.chromium, "--args", json.dumps(list(setup.chromium_args))]
 
 
+def deepbot_command(seed: str, concurrency: int, store: Path) -> list[str]:
+    """DeepBot's run, here and in bench/ab.py."""
+    # --per-host-concurrency too: its default (4) would cap N=8 on this one-host site.
+    return [sys.executable, "-m", "deepbot", "crawl", "--seed", seed, "--depth", str(DEPTH),
+            "--workers", str(concurrency), "--per-host-concurrency", str(concurrency),
+            "--store", str(store), "--quiet"]
+
+
 CONTESTANTS: dict[str, Contestant] = {
     c.name: c
     for c in (
@@ -88,10 +96,7 @@ CONTESTANTS: dict[str, Contestant] = {
                        "--concurrency", str(s.concurrency)]),
         Contestant(
             "deepbot", "python -m deepbot crawl --depth 4 --workers N --per-host-concurrency N",
-            # --per-host-concurrency too: its default (4) would cap N=8 on this one-host site.
-            lambda s: [sys.executable, "-m", "deepbot", "crawl", "--seed", s.seed, "--depth", str(DEPTH),
-                       "--workers", str(s.concurrency), "--per-host-concurrency", str(s.concurrency),
-                       "--store", str(s.workdir / "store.sqlite"), "--quiet"]),
+            lambda s: deepbot_command(s.seed, s.concurrency, s.workdir / "store.sqlite")),
         Contestant(
             "crawlee", "crawlee-python PlaywrightCrawler, enqueue_links (same-hostname), concurrency pinned",
             lambda s: [_python(CONTESTANTS["crawlee"]), str(PEERS / "crawlee_run.py"), *_peer_args(s)],
