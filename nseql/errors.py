@@ -55,7 +55,8 @@ class Failure(StrEnum):
     INVALID_SELECTOR = "invalid-selector"  # Playwright could not parse the selector
     NO_FORM = "no-form"  # `submit` found no form to submit
     NO_HISTORY = "no-history"  # `back` had no previous page
-    NAVIGATION = "navigation"  # a navigation failed (network error, redirect loop, download)
+    NAVIGATION = "navigation"  # a navigation failed (network error, redirect loop)
+    DOWNLOAD = "download"  # the URL answers with a file the browser downloads rather than shows
     TIMEOUT = "timeout"  # a navigation, load or wait did not finish in time
     CLOSED = "closed"  # the page, context or browser was closed
     OTHER = "other"  # anything else the browser reported

@@ -61,7 +61,7 @@ async def translate(page: Page, step: Step, exc: PlaywrightError, step_ms: float
     if "net::ERR_" in first:
         return Failure.NAVIGATION, f"navigation failed: {first}"
     if "Download is starting" in message:
-        return Failure.NAVIGATION, "the URL answers with a download, not a page"
+        return Failure.DOWNLOAD, "the URL answers with a download, not a page"
     if isinstance(exc, PlaywrightTimeoutError):
         if isinstance(step, ElementStep):
             return await _element_timeout(page, step, message, step_ms)

@@ -95,10 +95,11 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                                      load_timeout_ms=options.settle_timeout_ms)
             settled = result.loaded
         except nseql.StepError as exc:
-            if "Download is starting" not in str(exc):
+            if exc.kind is not nseql.Failure.DOWNLOAD:
                 raise
-            # Chromium hands non-renderable types (PDF…) to its download manager;
-            # fetch the same URL with the context's cookies instead.
+            # Chromium hands what it cannot show (a zip; a PDF, in the headless shell,
+            # which has no viewer) to its download manager: fetch the same URL with the
+            # context's cookies instead.
             download = await _fetch_body(slot, route.url, options.max_body_bytes)
         submitted = None
         if route.submit:

@@ -9,6 +9,7 @@ from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import Route, SessionState, Via, page_identity
 from deepbot.sequences import append_steps, click_step, navigate_step
 from fixtures.server import FixtureServer
+from fixtures.sites import lab
 
 pytestmark = pytest.mark.browser
 
@@ -117,3 +118,16 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     assert site.url("/lab/menu/") in {link.url for link in snapshot.links}
     assert snapshot.title == "DeepBot Lab"
+
+
+@pytest.mark.parametrize(("path", "body"), [("/lab/export.csv", lab.EXPORT_CSV.encode()),
+                                            ("/lab/doc.pdf", lab.make_pdf(lab.PDF_SENTENCE))])
+async def test_a_url_the_browser_downloads_is_fetched_in_the_routes_session(
+        site: FixtureServer, path: str, body: bytes) -> None:
+    """An attachment is a download in any Chromium, and so is a PDF in the headless shell
+    (it has no viewer): the route's snapshot still holds the file's bytes."""
+    url = site.url(path)
+    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+    assert snapshot.body == body
