@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser
 
-from deepbot.browser import find_chromium
+from deepbot.browser import find_chromium, launch
 from deepbot.cli import main
 from deepbot.errors import BrowserNotFoundError
 from fixtures.server import FixtureServer
@@ -26,3 +26,16 @@ async def test_chromium_renders_fixture_home(browser: Browser, site: FixtureServ
     await page.goto(site.url("/"))
     assert await page.title() == "DeepBot fixture web"
     await page.close()
+
+
+def test_headless_runs_prefer_the_headless_shell(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    shell, full = tmp_path / "chromium-headless-shell", tmp_path / "chromium"
+    for exe in (shell, full):
+        exe.write_text("")
+    monkeypatch.delenv("DEEPBOT_CHROMIUM", raising=False)
+    monkeypatch.setattr(launch, "SYSTEM_HEADLESS_SHELL", (str(shell),))
+    monkeypatch.setattr(launch, "SYSTEM_CHROMIUM", (str(full),))
+    assert find_chromium() == str(shell)
+    assert find_chromium(headless=False) == str(full)  # a window a person sees: the shell has none
+    shell.unlink()
+    assert find_chromium() == str(full)  # no shell installed: full Chromium, headless

@@ -55,10 +55,11 @@ DISABLED_FEATURES: tuple[str, ...] = (
     # and over (60-80 renderer processes for 240 pages at four workers, against 8
     # without it), costing more CPU than it saves. `bench/README.md` has the figures.
     "SpareRendererForSitePerProcess",
-    # Headless Chromium gives every browser context a window, and every window
-    # preloads its address bar's dropdown (chrome://omnibox-popup.top-chrome/, two
-    # WebUI pages) in a renderer of its own: ~0.7 s of CPU when the context opens and
-    # ~45 MB for as long as it lives, per worker. Nobody sees that dropdown here.
+    # Full Chromium (headed, or headless where no headless shell is installed) gives
+    # every browser context a window, and every window preloads its address bar's
+    # dropdown (chrome://omnibox-popup.top-chrome/, two WebUI pages) in a renderer of
+    # its own: ~0.7 s of CPU when the context opens and ~45 MB for as long as it
+    # lives, per worker. Nobody sees that dropdown here.
     "WebUIOmniboxPopup",
     "WebUIOmniboxAimPopup",
     # Chromium gives every cross-document navigation a new frame host, even to a page

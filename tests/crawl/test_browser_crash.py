@@ -42,7 +42,8 @@ def _is_browser(pid: int) -> bool:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return bool(cmd) and cmd[0].endswith(b"chromium") and not any(a.startswith(b"--type=") for a in cmd)
+    browser = cmd[0].endswith((b"chromium", b"chromium-headless-shell"))
+    return browser and not any(a.startswith(b"--type=") for a in cmd)
 
 
 def _stored(store: Path) -> int:
