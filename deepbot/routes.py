@@ -11,6 +11,7 @@ import hashlib
 import json
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -155,6 +156,7 @@ def doc_id(route_key: str) -> str:
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@lru_cache(maxsize=16_384)  # a site's menus repeat the same links on every page
 def canonical_url(url: str) -> str:
     """Lower-case scheme and host, drop default port and fragment, sort the query."""
     parts = urlsplit(url.strip())

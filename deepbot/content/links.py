@@ -170,9 +170,11 @@ class ObtainLinks:
         if snap is None:
             return
         links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
-        obtained = obtain_links(ctx.route, snap.url, links, [(s.selector, s.text) for s in snap.scripts],
-                                ctx.session, self.scope, max_depth=self.max_depth,
-                                page=page_identity(snap.url, snap.text), known=self.known)
+        # The page's identity (a hash of all its text) names click routes only.
+        page = page_identity(snap.url, snap.text) if snap.scripts else ""
+        scripts = [(s.selector, s.text) for s in snap.scripts]
+        obtained = obtain_links(ctx.route, snap.url, links, scripts, ctx.session, self.scope,
+                                max_depth=self.max_depth, page=page, known=self.known)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)
