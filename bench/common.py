@@ -6,6 +6,11 @@ that tree. The harness makes itself a *child subreaper* so that processes which
 outlive their parent (Chromium helpers, a driver that is killed) are re-parented
 to it and reaped here: their CPU time then lands in ``RUSAGE_CHILDREN`` instead
 of vanishing with init.
+
+It also splits the tree by *role* (``process_role``: the crawler's Python, the
+Playwright driver, Chromium's browser, renderer, GPU and network processes…): CPU
+seconds per role, from each process's last sample (a process that exits between two
+samples loses at most 0.1 s), and PSS per role at the tree's peak.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -65,6 +71,28 @@ class Measurement:
     peak_rss_mb: float  # sum of RSS over the tree, at its peak (shared pages counted per process)
     peak_pss_mb: float  # the same with proportional set size: shared pages split, closer to real use
     peak_processes: int
+    cpu_s_by_role: dict[str, float] = field(default_factory=dict)  # sampled; sums to about cpu_s
+    peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # at the tree's PSS peak
+
+
+def process_role(cmdline: Sequence[str]) -> str:
+    """What a process of a crawl's tree does: ``python``, ``node`` (Playwright's driver),
+    or Chromium's ``browser``, ``renderer``, ``gpu``, ``network``, ``storage``, ``utility``,
+    ``zygote``; any other program by its name."""
+    if not cmdline:
+        return "other"
+    name = os.path.basename(cmdline[0])
+    if name.startswith("python"):
+        return "python"
+    if name == "node":
+        return "node"
+    if "chrom" not in name and "headless_shell" not in name:
+        return name or "other"
+    kind = next((a.removeprefix("--type=") for a in cmdline if a.startswith("--type=")), "browser")
+    if kind == "utility":
+        sub = next((a.rsplit(".", 1)[-1] for a in cmdline if a.startswith("--utility-sub-type=")), "")
+        return {"NetworkService": "network", "StorageService": "storage"}.get(sub, "utility")
+    return "gpu" if kind == "gpu-process" else kind
 
 
 def _reap_orphans() -> None:
@@ -98,30 +126,52 @@ class _Sampler(threading.Thread):
         self.peak_rss = 0
         self.peak_pss = 0
         self.peak_processes = 0
+        self.peak_pss_by_role: dict[str, int] = {}
         self._stop_event = threading.Event()
         self._procs: dict[int, psutil.Process] = {}
+        self._roles: dict[int, str] = {}
+        self._cpu: dict[int, float] = {}  # each process's CPU seconds when last seen
+
+    def cpu_by_role(self) -> dict[str, float]:
+        totals: dict[str, float] = defaultdict(float)
+        for pid, seconds in self._cpu.items():
+            totals[self._roles[pid]] += seconds
+        return dict(totals)
+
+    def _role(self, proc: psutil.Process, tick: int) -> str:
+        # Asked again now and then: a forked child shows its parent's command line until it execs.
+        if proc.pid not in self._roles or tick % 10 == 0:
+            with contextlib.suppress(psutil.Error):
+                self._roles[proc.pid] = process_role(proc.cmdline())
+        return self._roles.setdefault(proc.pid, "other")
 
     def run(self) -> None:
         me = psutil.Process()
         tick = 0
         while not self._stop_event.is_set():
             rss = pss = 0
+            pss_by_role: dict[str, int] = defaultdict(int)
             try:
                 children = me.children(recursive=True)
             except psutil.Error:
                 children = []
             for child in children:
                 proc = self._procs.setdefault(child.pid, child)  # reuse: psutil caches per object
+                role = self._role(proc, tick)
                 with contextlib.suppress(psutil.Error):
+                    times = proc.cpu_times()
+                    self._cpu[proc.pid] = times.user + times.system
                     if tick % 5 == 0:  # PSS reads smaps_rollup: dearer, so every 5th sample
                         full = proc.memory_full_info()
                         rss += full.rss
                         pss += full.pss
+                        pss_by_role[role] += full.pss
                     else:
                         rss += proc.memory_info().rss
             self.peak_rss = max(self.peak_rss, rss)
-            if tick % 5 == 0:
-                self.peak_pss = max(self.peak_pss, pss)
+            if tick % 5 == 0 and pss > self.peak_pss:
+                self.peak_pss = pss
+                self.peak_pss_by_role = dict(pss_by_role)
             self.peak_processes = max(self.peak_processes, len(children))
             tick += 1
             self._stop_event.wait(self.interval)
@@ -176,6 +226,8 @@ def measure(cmd: Sequence[str], *, timeout: float, env: Mapping[str, str] | None
         peak_rss_mb=sampler.peak_rss / 2**20,
         peak_pss_mb=sampler.peak_pss / 2**20,
         peak_processes=sampler.peak_processes,
+        cpu_s_by_role={k: round(v, 2) for k, v in sorted(sampler.cpu_by_role().items())},
+        peak_pss_mb_by_role={k: round(v / 2**20, 1) for k, v in sorted(sampler.peak_pss_by_role.items())},
     )
 
 

@@ -136,6 +136,8 @@ class RunResult:
     loadavg: tuple[float, float] = (0.0, 0.0)  # 1-min load average before/after: shows a noisy neighbour
     error: str | None = None
     reported: dict[str, Any] | None = None  # the contestant's own closing JSON line, for reference
+    cpu_s_by_role: dict[str, float] = field(default_factory=dict)  # common.process_role -> CPU s
+    peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # at the tree's PSS peak
 
     @property
     def pages_per_s(self) -> float:
@@ -171,6 +173,8 @@ class Summary:
     total: int
     finished: int  # runs that exited on their own with every page fetched
     statuses: list[str] = field(default_factory=list)
+    cpu_ms_per_page_by_role: dict[str, float] = field(default_factory=dict)
+    peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # medians over the runs
 
 
 def _tail(path: Path, lines: int = 3) -> str:
@@ -220,6 +224,7 @@ def run_one(contestant: Contestant, server: Any, setup_base: RunSetup, round_no:
         other_requests=dict(sorted(counts.other.items())), returncode=m.returncode, timed_out=m.timed_out,
         time_limit_s=round(time_limit, 1), loadavg=loadavg, error=error,
         reported=_last_json(stem.with_suffix(".out")),
+        cpu_s_by_role=m.cpu_s_by_role, peak_pss_mb_by_role=m.peak_pss_mb_by_role,
     )
 
 
@@ -244,9 +249,42 @@ def summarize(results: list[RunResult]) -> list[Summary]:
             peak_pss_mb=statistics.median(r.peak_pss_mb for r in runs),
             pages_min=min(r.pages for r in runs), pages_max=max(r.pages for r in runs), total=runs[0].total,
             finished=sum(r.ok for r in runs), statuses=[r.status() for r in runs],
+            cpu_ms_per_page_by_role=_by_role(runs, fetched),
+            peak_pss_mb_by_role={role: statistics.median(_fold(r.peak_pss_mb_by_role)[role] for r in runs)
+                                 for role in ROLES},
         ))
     order = {name: i for i, name in enumerate(CONTESTANTS)}
     return sorted(out, key=lambda s: (s.concurrency, order.get(s.contestant, 99)))
+
+
+# The roles the second table shows (common.process_role); the rest add up in "other".
+ROLES = ("python", "node", "browser", "renderer", "gpu", "network", "other")
+
+
+def _fold(by_name: dict[str, float]) -> dict[str, float]:
+    """``common.process_role`` names folded into ROLES."""
+    out = dict.fromkeys(ROLES, 0.0)
+    for name, value in by_name.items():
+        out[name if name in ROLES else "other"] += value
+    return out
+
+
+def _by_role(runs: Sequence[RunResult], fetched: int) -> dict[str, float]:
+    totals = dict.fromkeys(ROLES, 0.0)
+    for r in runs:
+        for role, seconds in _fold(r.cpu_s_by_role).items():
+            totals[role] += seconds
+    return {role: round(1000 * seconds / fetched, 1) if fetched else 0.0 for role, seconds in totals.items()}
+
+
+def roles_table(summaries: Sequence[Summary]) -> str:
+    """Where each contestant's CPU goes, process by process role: CPU ms per page (PSS MB at the peak)."""
+    lines = ["| contestant | conc. | " + " | ".join(ROLES) + " |", "|" + "---|" * (2 + len(ROLES))]
+    for s in summaries:
+        cpu, pss = s.cpu_ms_per_page_by_role, s.peak_pss_mb_by_role
+        cells = [f"{cpu.get(role, 0.0):.0f} ({pss.get(role, 0.0):.0f})" for role in ROLES]
+        lines.append(f"| {s.contestant} | {s.concurrency} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def table(summaries: Sequence[Summary]) -> str:
@@ -450,8 +488,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     env["duration_s"] = round(time.perf_counter() - started, 1)
     summaries = summarize(results)
     report = table(summaries)
+    roles = roles_table(summaries)
     print()
     print(report)
+    print("\nBy process role: CPU ms per page (PSS MB at the tree's peak)\n")
+    print(roles)
     for name, why in broken.items():
         print(f"\n{name}: not run — {why}")
     browser = " ".join(str(env["chromium"]).split()[:2])  # "Chromium 156.0…", not the build banner
@@ -468,6 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "summary": [asdict(s) for s in summaries],
         "runs": [{**asdict(r), "pages_per_s": round(r.pages_per_s, 3)} for r in results],
         "table_markdown": report,
+        "roles_table_markdown": roles,
     }
     stem = "throughput-quick" if args.quick else "throughput"
     (out / f"{stem}.json").write_text(json.dumps(data, indent=2) + "\n")

@@ -113,8 +113,15 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     assert rows["limit"]["pages_min"] == rows["limit"]["total"] == 20
     assert rows["limit"]["cpu_s"] > 0 and rows["limit"]["peak_rss_mb"] > 50  # Chromium was measured
     assert rows["deepbot"]["ratio_vs_limit"] is not None or rows["deepbot"]["finished"] == 0
+    # Each run's CPU, split by process role: the crawler's Python, the driver, Chromium's processes.
+    for name in ("limit", "deepbot"):
+        by_role = rows[name]["cpu_ms_per_page_by_role"]
+        assert min(by_role[role] for role in ("python", "node", "browser", "renderer")) > 0, (name, by_role)
+        assert rows[name]["peak_pss_mb_by_role"]["renderer"] > 10, rows[name]["peak_pss_mb_by_role"]
+    run = next(r for r in data["runs"] if r["contestant"] == "deepbot")
+    assert sum(run["cpu_s_by_role"].values()) == pytest.approx(run["cpu_s"], rel=0.35)  # sampled vs rusage
     assert (tmp_path / "throughput-quick.png").stat().st_size > 10_000
-    assert "| limit | 2 |" in done.stdout
+    assert "| limit | 2 |" in done.stdout and "By process role" in done.stdout
     assert elapsed < 120, f"the quick run took {elapsed:.0f} s (about 30 s on an idle 2-core machine)"
 
 
@@ -161,3 +168,22 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
     # The temporary worktree of the revision is gone again.
     assert subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
                           capture_output=True, text=True, check=True).stdout == worktrees
+
+
+def test_process_roles_name_chromiums_processes() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from common import process_role
+    finally:
+        sys.path.remove(str(BENCH))
+    shell = "/usr/lib/chromium/chromium-headless-shell"
+    assert process_role([shell, "--headless=old", "--remote-debugging-pipe"]) == "browser"
+    assert process_role(["/usr/lib/chromium/chromium", "--type=renderer", "--lang=en"]) == "renderer"
+    assert process_role([shell, "--type=gpu-process"]) == "gpu"
+    utility = [shell, "--type=utility"]
+    assert process_role([*utility, "--utility-sub-type=network.mojom.NetworkService"]) == "network"
+    assert process_role([*utility, "--utility-sub-type=audio.mojom.AudioService"]) == "utility"
+    assert process_role(["/x/.venv/bin/python3.11", "-m", "deepbot"]) == "python"
+    # The driver's path holds "python" too (.venv/lib/python3.11/site-packages/…): its name decides.
+    assert process_role(["/x/lib/python3.11/site-packages/playwright/driver/node", "cli.js"]) == "node"
+    assert process_role([]) == "other"
