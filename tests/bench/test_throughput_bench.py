@@ -170,6 +170,38 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
                           capture_output=True, text=True, check=True).stdout == worktrees
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(150)
+def test_reading_measures_each_variant_against_the_bare_loop() -> None:
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    variants = ["goto", "goto+cdp", "goto+harvest+cookies"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "reading.py"), "--pages", "8", "--rounds", "2", "--concurrency", "2",
+         "--only", ",".join(variants), "--json"],
+        capture_output=True, text=True, timeout=140, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    # Interleaved: one order, then the reverse, so that drift falls on every variant.
+    assert [(r["round"], r["variant"]) for r in report["runs"]] == [
+        *((1, v) for v in variants), *((2, v) for v in reversed(variants))]
+    for run in report["runs"]:
+        assert run["returncode"] == 0 and run["pages"] == 8 and run["complete"], run  # counted by the server
+        assert run["cpu_ms_per_page_by_role"]["renderer"] > 0 and run["cpu_ms_per_page_by_role"]["node"] > 0
+    summary = {s["variant"]: s for s in report["summary"]}
+    assert list(summary) == variants and all(s["rounds"] == 2 for s in summary.values())
+    assert summary["goto"]["cpu_ms_over_goto"] == 0
+    harvest = summary["goto+harvest+cookies"]
+    over = harvest["cpu_ms_per_page"] - summary["goto"]["cpu_ms_per_page"]
+    assert harvest["cpu_ms_over_goto"] == round(over, 1)
+
+
+def test_reading_rejects_an_unknown_variant() -> None:
+    done = subprocess.run([sys.executable, str(BENCH / "reading.py"), "--only", "goto,teleport"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "unknown variant(s) teleport" in done.stderr
+
+
 def test_process_roles_name_chromiums_processes() -> None:
     sys.path.insert(0, str(BENCH))
     try:
