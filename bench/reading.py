@@ -15,7 +15,8 @@ adds one thing at a time after each load:
 - ``goto+evaluate``: Playwright's ``page.evaluate("() => 1")``.
 - ``goto+cdp``: the same no-op through a raw CDP ``Runtime.evaluate`` (no Playwright
   helper script in the page, no Playwright serialisation).
-- ``goto+harvest``: DeepBot's own harvest (``deepbot/crawl/harvest.js``, one evaluate).
+- ``goto+harvest``: DeepBot's own harvest (``deepbot/crawl/harvest.js``, one evaluate,
+  with the default options' argument).
 - ``goto+harvest+cookies``: and the cookie snapshot DeepBot takes after every page.
 
 Each variant runs in its own process, measured like the throughput benchmark's runs
@@ -33,14 +34,12 @@ import json
 import statistics
 import sys
 import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from common import become_subreaper, load_bench_module, measure
 
 VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies")
-_HARVEST_ARGS = {"revealMenus": True, "maxHover": 30, "maxScripts": 30}  # VisitOptions' defaults
 
 
 async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, Any]:
@@ -50,9 +49,10 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
 
     from deepbot.browser import chromium_args, find_chromium
     from deepbot.browser.pool import _IMAGES_OFF
+    from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, harvest_args
 
     limit = load_bench_module("peers/limit")
-    harvest = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
+    options = harvest_args(VisitOptions())  # what a crawl with the defaults passes
     read = 0
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=find_chromium(pw), headless=True,
@@ -75,7 +75,7 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
                     answer = await cdp.send("Runtime.evaluate", {"expression": "1", "returnByValue": True})
                     read += answer["result"]["value"]
                 elif variant.startswith("goto+harvest"):
-                    read += len(await page.evaluate(harvest, _HARVEST_ARGS))
+                    read += len(await page.evaluate(_HARVEST_JS, options))
                     if variant.endswith("+cookies"):
                         await page.context.cookies()
 

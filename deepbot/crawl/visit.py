@@ -265,9 +265,14 @@ async def _submit(page: Page, candidates: tuple[str, ...], options: VisitOptions
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 
 
-async def _harvest(page: Page, options: VisitOptions) -> dict[str, Any]:
-    args = {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
+def harvest_args(options: VisitOptions) -> dict[str, Any]:
+    """The harvest script's argument (``harvest.js``) for these options."""
+    return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
             "maxScripts": options.max_scripts}
+
+
+async def _harvest(page: Page, options: VisitOptions) -> dict[str, Any]:
+    args = harvest_args(options)
     try:
         return _decoded(await page.evaluate(_HARVEST_JS, args))
     except PlaywrightError as exc:
