@@ -2,6 +2,7 @@
 
     python bench/ab.py --before HEAD~1 --concurrency 4 --pairs 2
     python bench/ab.py --before main --concurrency 1,8 --pairs 1 --pages 300 --json
+    python bench/ab.py --before HEAD~1 --assets 30      # pages with 30 scripts and style sheets
 
 How a change to DeepBot itself is measured (the figures in bench/README.md's
 "What changed" sections): the same ``deepbot crawl`` of the benchmark site, run from
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", default="4", help="comma-separated worker counts (default 4)")
     parser.add_argument("--pairs", type=int, default=2, help="before/after pairs per concurrency (default 2)")
     parser.add_argument("--pages", type=int, default=1000, help="size of the generated site (default 1000)")
+    parser.add_argument("--assets", type=int, default=0,
+                        help="extra scripts and style sheets in every page (default 0)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds per crawl before it is killed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(before),
                         args.before], check=True)
         try:
-            site = site_module.build_site(args.pages)
+            site = site_module.build_site(args.pages, assets=args.assets)
             with site_module.SiteServer(site) as server:
                 for concurrency in levels:
                     for pair in range(args.pairs):
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                            check=False)
     ratios = {c: _ratios(rows, c) for c in levels}
     if args.json:
-        print(json.dumps({"before": args.before, "runs": rows, "after_over_before": ratios}, indent=2))
+        print(json.dumps({"before": args.before, "assets": args.assets, "runs": rows,
+                          "after_over_before": ratios}, indent=2))
         return 0
     print("| workers | pair | side | pages/s | CPU ms/page | peak PSS MB | pages |")
     print("|---|---|---|---|---|---|---|")

@@ -1,6 +1,6 @@
 """The throughput benchmark's site: generated, deterministic, served on loopback.
 
-    python bench/site.py --serve [--pages 1000] [--port 8765]
+    python bench/site.py --serve [--pages 1000] [--port 8765] [--assets 30]
 
 ``build_site(n)`` makes ``n`` HTML pages of 20–40 KB each (navigation, a breadcrumb,
 tables, 30–60 links, a few paragraphs, inline script, an external stylesheet and a
@@ -8,6 +8,9 @@ few images), all reachable from ``/`` by breadth-first search within depth 4: pa
 ``i``'s parent is page ``(i - 1) // 8``, so even without the random cross-links
 1 + 8 + 64 + 512 + 4096 pages fit in depth 4. Cross-links, fragment links, an
 off-site link and a ``mailto:`` make the link graph look like a real catalogue.
+``build_site(n, assets=k)`` adds ``k`` external scripts and style sheets to every page's
+head, shared by all pages and cacheable, as a real site's libraries are (a median page
+asks for some twenty scripts and style sheets): what a crawler pays per subresource.
 
 ``SiteServer`` serves it from memory with a threaded HTTP/1.1 server and counts the
 GETs of HTML pages itself, so "all pages fetched" never rests on a crawler's word.
@@ -75,10 +78,16 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def build_site(n_pages: int = 1000, seed: int = 7) -> Site:
-    """Generate ``n_pages`` pages; the same arguments always give the same bytes."""
+def build_site(n_pages: int = 1000, seed: int = 7, *, assets: int = 0) -> Site:
+    """Generate ``n_pages`` pages (``assets`` extra scripts and style sheets in each
+    one's head); the same arguments always give the same bytes."""
     if n_pages < 2:
         raise ValueError("a site needs at least 2 pages")
+    if assets < 0:
+        raise ValueError("assets must be 0 or more")
+    extra = _assets(assets)
+    head = "".join(f"<script src='{p}' defer></script>" if p.endswith(".js")
+                   else f"<link rel='stylesheet' href='{p}'>" for p in extra).encode()
     rng = random.Random(seed)
     # A pool of sentences keeps generation fast (~1 s for 1,000 pages) yet varied.
     sentences = [_sentence(rng) for _ in range(2000)]
@@ -96,15 +105,29 @@ def build_site(n_pages: int = 1000, seed: int = 7) -> Site:
         horizon = min(n_pages, (i + 1) * BRANCHING + 1)
         related = [rng.randrange(horizon) for _ in range(n_related)]
         html = _render(i, path, parent, children, nav_targets, related, rng, sentences)
+        if head:
+            html = html.replace(b"</head>", head + b"</head>", 1)
         pages[path] = html
         targets = [0, *nav_targets, *([parent] if parent is not None else []), *children, *related]
         links[path] = tuple(dict.fromkeys(page_path(t) for t in targets))
-    assets: dict[str, tuple[bytes, str]] = {
+    files: dict[str, tuple[bytes, str]] = {
         "/robots.txt": (b"User-agent: *\nAllow: /\n", "text/plain; charset=utf-8"),
         "/static/site.css": (_CSS, "text/css; charset=utf-8"),
         "/favicon.ico": (_PNG, "image/png"),
     }
-    return Site(pages, assets, links)
+    return Site(pages, {**files, **extra}, links)
+
+
+def _assets(n: int) -> dict[str, tuple[bytes, str]]:
+    """``n`` small library files, two scripts to one style sheet."""
+    out: dict[str, tuple[bytes, str]] = {}
+    for k in range(n):
+        if k % 3 == 2:
+            out[f"/static/lib-{k:02d}.css"] = (f".lib-{k} {{ margin: {k}px }}\n".encode(), "text/css")
+        else:
+            out[f"/static/lib-{k:02d}.js"] = (f"window.lib{k} = {{ loaded: {k} }};\n".encode(),
+                                              "text/javascript")
+    return out
 
 
 def _price(rng: random.Random) -> str:
@@ -318,9 +341,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--assets", type=int, default=0, help="extra scripts and style sheets per page")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    site = build_site(args.pages, args.seed)
+    site = build_site(args.pages, args.seed, assets=args.assets)
     depths = bfs_depths(site)
     sizes = sorted(len(b) for b in site.pages.values())
     print(f"{len(site.pages)} pages in {time.perf_counter() - started:.1f} s, "

@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
+from playwright.async_api import Locator, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from nseql.errors import Failure, StepError
@@ -77,6 +77,10 @@ class RunResult:
     steps_run: int
     status: int | None  # HTTP status of the last main document, if one was loaded
     loaded: bool = True  # False when a navigation's load event did not come within the grace
+    # The last main document's response, as far as the run saw it (its headers, its body).
+    # A navigation the page made by itself after the last step (a script's redirect) is
+    # not in it: compare its url with the page's document.
+    response: Response | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +109,7 @@ async def run(
             await interpreter.execute(step, done)
             done += 1
         return RunResult(final_url=page.url, steps_run=done, status=tracker.status,
-                         loaded=interpreter.loaded)
+                         loaded=interpreter.loaded, response=tracker.response)
     finally:
         tracker.detach()
 
@@ -185,12 +189,14 @@ class _Interpreter:
         if not urlsplit(url).scheme and self.page.url.startswith(("http:", "https:")):
             url = urljoin(self.page.url, url)
         self.last_mark = self.tracker.mark()
-        await self.page.goto(url, wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
+        response = await self.page.goto(url, wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
+        self.tracker.note(response)
         await self._loaded(dom_ready=True)
 
     async def _back(self) -> None:
         mark = self.last_mark = self.tracker.mark()
         response = await self.page.go_back(wait_until="domcontentloaded", timeout=self.limits.navigation_ms)
+        self.tracker.note(response)
         if response is None and not self.tracker.moved_since(mark):
             raise Failed(Failure.NO_HISTORY, "there is no previous page in this tab's history")
         await self._loaded(dom_ready=response is not None)

@@ -45,21 +45,25 @@ class NavigationTracker:
         self.ends = 0
         self.failures = 0
         self.last_failure = ""
-        self.status: int | None = None  # HTTP status of the latest main document
+        # The latest main-document response: goto's own, or (when requests are followed)
+        # the one a click or a submission led to.
+        self.response: Response | None = None
         self._pending: set[Request] = set()
         self._requests = True
         self._changed = asyncio.Event()
 
     def attach(self, *, requests: bool = True) -> None:
-        """Listen to the page. Without ``requests`` only commits and responses are
-        seen: enough for programs that only ``goto`` (Playwright then sends no event
-        per subresource request, three each, to Python)."""
+        """Listen to the page. Without ``requests`` only commits are seen, and the
+        response is the one ``goto`` returns (``note``): enough for programs that only
+        ``goto``. Any request or response listener makes Playwright send Python every
+        subresource's request and response, four messages each: thirty scripts and
+        style sheets are a hundred and twenty messages a page."""
         self._requests = requests
         if requests:
             self._page.on("request", self._on_request)
             self._page.on("requestfinished", self._on_finished)
             self._page.on("requestfailed", self._on_failed)
-        self._page.on("response", self._on_response)
+            self._page.on("response", self._on_response)
         self._page.on("framenavigated", self._on_committed)
         self._page.on("download", self._on_download)
 
@@ -68,9 +72,19 @@ class NavigationTracker:
             self._page.remove_listener("request", self._on_request)
             self._page.remove_listener("requestfinished", self._on_finished)
             self._page.remove_listener("requestfailed", self._on_failed)
-        self._page.remove_listener("response", self._on_response)
+            self._page.remove_listener("response", self._on_response)
         self._page.remove_listener("framenavigated", self._on_committed)
         self._page.remove_listener("download", self._on_download)
+
+    @property
+    def status(self) -> int | None:
+        """HTTP status of the latest main document."""
+        return self.response.status if self.response is not None else None
+
+    def note(self, response: Response | None) -> None:
+        """The response a ``goto`` or ``back`` returned (None: the document stayed)."""
+        if response is not None:
+            self.response = response
 
     def mark(self) -> Mark:
         return Mark(self.starts, self.commits, self.ends, self.failures)
@@ -117,7 +131,7 @@ class NavigationTracker:
 
     def _on_response(self, response: Response) -> None:
         if self._is_main_navigation(response.request):
-            self.status = response.status
+            self.response = response
 
     def _on_finished(self, request: Request) -> None:
         if request in self._pending:

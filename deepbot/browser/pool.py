@@ -24,14 +24,6 @@ from deepbot.routes import SessionState
 
 log = logging.getLogger("deepbot.browser")
 
-# Request events are not here: three per subresource, they would flow into Python on
-# every page. Only routes that click subscribe to them, for as long as they run.
-_SUBSCRIBED = ("response", "framenavigated", "download")
-
-
-def _ignore(_event: object) -> None:
-    pass
-
 # Images the crawler never needs: Blink does not even request them.
 _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
 
@@ -149,11 +141,8 @@ class BrowserPool:
             page = await context.new_page()
             if self.settings.block_media:
                 await block_media(context, page)  # not route(): that pauses every request
-            # Playwright subscribes a page to an event when its first listener is added and
-            # unsubscribes when the last goes, one round trip each; per-route listeners would
-            # pay that on every route. Permanent no-op listeners keep the subscriptions open.
-            for event in _SUBSCRIBED:
-                page.on(event, _ignore)  # type: ignore[call-overload]  # one handler for all of them
+            # No request or response listener stays on the page: with one, Playwright sends
+            # Python every subresource's request and response (see nseql.navigation).
         except PlaywrightError as exc:
             raise BrowserCrashedError(f"could not open a browser context: {exc.message}") from exc
         return Slot(context, page, session_digest=SessionState().digest(), generation=self._generation)

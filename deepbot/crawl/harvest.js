@@ -92,6 +92,11 @@ async (opts) => {
     .map((f) => { try { return new URL(f.src, location.href).origin; } catch (e) { return ""; } })
     .filter((o) => o && o !== "null")])];
   out.forms = document.forms.length;
+  // The document shown, as the browser loaded it: the crawler's own record of responses
+  // misses a navigation the page made by itself (a script's redirect, a meta refresh).
+  const nav = performance.getEntriesByType("navigation")[0];
+  out.document = { url: nav ? nav.name : "", status: nav ? nav.responseStatus || 0 : 0,
+                   type: document.contentType || "" };
   // sessionStorage belongs to the tab, not to the route's session, so the tab's next
   // route must not see it: clear it as this document goes (the next route then needs
   // no round trip for it). Timers that write it after this harvest are covered too.

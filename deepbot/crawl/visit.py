@@ -62,7 +62,11 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         if frame == page.main_frame:
             origins.add(_origin(frame.url))
 
-    page.on("response", on_response)
+    # The program's run knows the responses its own steps led to. Only a submission,
+    # made here, needs a listener: any response listener has Playwright send Python
+    # every subresource's request and response as well (see nseql.navigation).
+    if route.submit:
+        page.on("response", on_response)
     page.on("framenavigated", on_navigated)
     # A click or a submission may load what it shows by fetch/XHR, after the click
     # returned: follow those requests so the page is captured once they are done.
@@ -86,21 +90,22 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         await slot.restore(session)
         slot.mark_dirty()  # whatever happens next may change cookies or storage
         program = nseql.parse(route.steps)
-        download: bytes | None = None
+        download: tuple[bytes, int, dict[str, str]] | None = None
         settled = True
+        main: Response | None = None
         try:
             # The load event is waited for (bounded) after each navigation, by the run itself.
             result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
                                      navigation_timeout_ms=options.step_timeout_ms,
                                      load_timeout_ms=options.settle_timeout_ms)
-            settled = result.loaded
+            settled, main = result.loaded, result.response
         except nseql.StepError as exc:
             if exc.kind is not nseql.Failure.DOWNLOAD:
                 raise
             # Chromium hands what it cannot show (a zip; a PDF, in the headless shell,
             # which has no viewer) to its download manager: fetch the same URL with the
             # context's cookies instead.
-            download = await _fetch_body(slot, route.url, options.max_body_bytes)
+            download = await _fetch(slot, route.url, options.max_body_bytes)
         submitted = None
         if route.submit:
             submitted = await _submit(page, route.submit, options)
@@ -110,22 +115,32 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                 settled = False  # a page that never settles is still a page: keep what is there
         if download is None and requests is not None and settled:
             settled = await _settle_in_place(page, requests, options)
-        main = responses[-1] if responses else None
+        if responses:
+            main = responses[-1]
         status = main.status if main else None
         headers = _headers(main)
         content_type = headers.get("content-type", "")
         if download is not None:
-            return PageSnapshot(url=route.url, status=status or 200, content_type=content_type,
-                                body=download, session=await _capture(slot, [], origins), headers=headers)
+            file, file_status, headers = download
+            return PageSnapshot(url=route.url, status=file_status, body=file, headers=headers,
+                                content_type=headers.get("content-type", ""),
+                                session=await _capture(slot, [], origins))
         if not is_html(content_type) and main is not None:
             body = await _body(main, options.max_body_bytes)
             if "pdf" in content_type and not (body or b"").startswith(b"%PDF"):
                 # Chromium shows PDFs in its viewer, whose page is not the file: fetch the bytes.
-                body = await _fetch_body(slot, page.url, options.max_body_bytes)
+                body, _, _ = await _fetch(slot, page.url, options.max_body_bytes)
             return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
                                 title=await page.title(), session=await _capture(slot, [], origins),
                                 settled=settled, headers=headers)
         data = await _harvest(page, options)
+        document = data.get("document") or {}
+        if document.get("url") and (main is None or not _same_url(main.url, document["url"])):
+            # The page replaced the document by itself after the last step (a script's
+            # or a meta refresh's redirect): what the browser says of the document it shows.
+            status = int(document.get("status") or 0) or None
+            headers = {"content-type": document["type"]} if document.get("type") else {}
+            content_type = headers.get("content-type", "")
         slot.clears_on_leave = True
         origins.update(data.get("origins", ()))
         session = await _capture(slot, data.get("storage", []), origins)
@@ -142,7 +157,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
     except PlaywrightError as exc:
         raise browser_error(exc, exc.message) from exc
     finally:
-        page.remove_listener("response", on_response)
+        if route.submit:
+            page.remove_listener("response", on_response)
         page.remove_listener("framenavigated", on_navigated)
         if requests is not None:
             requests.unlisten(page)
@@ -291,9 +307,14 @@ def _decoded(value: Any) -> dict[str, Any]:
     return data
 
 
+def _same_url(a: str, b: str) -> bool:
+    """The same document's URL but for the fragment."""
+    return a.split("#", 1)[0] == b.split("#", 1)[0]
+
+
 def _same_document(current: str, target: str) -> bool:
     """Going to ``target`` only scrolls ``current`` (a fragment of the same URL)."""
-    return "#" in target and current.split("#", 1)[0] == target.split("#", 1)[0]
+    return "#" in target and _same_url(current, target)
 
 
 def _origin(url: str) -> str:
@@ -318,11 +339,12 @@ async def _body(response: Response, cap: int) -> bytes | None:
     return None
 
 
-async def _fetch_body(slot: Slot, url: str, cap: int) -> bytes:
+async def _fetch(slot: Slot, url: str, cap: int) -> tuple[bytes, int, dict[str, str]]:
+    """The body (at most ``cap`` bytes), status and headers of ``url``, in the slot's session."""
     api = await slot.context.request.get(url, max_redirects=5, timeout=30_000)
     try:
         body = await api.body()
-        return body[:cap]
+        return body[:cap], api.status, {k.lower(): v for k, v in api.headers.items()}
     finally:
         await api.dispose()
 

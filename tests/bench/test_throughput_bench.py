@@ -77,6 +77,22 @@ def test_site_has_1000_realistic_pages_all_within_depth_4(bench_site: ModuleType
     assert bench_site.build_site(1000).pages == site.pages  # deterministic
 
 
+def test_site_with_assets_links_them_from_every_page_and_serves_them_cached(bench_site: ModuleType) -> None:
+    site = bench_site.build_site(20, assets=6)
+    extra = sorted(p for p in site.assets if p.startswith("/static/lib-"))
+    assert [p.rsplit(".", 1)[1] for p in extra] == ["js", "js", "css", "js", "js", "css"]
+    for html in site.pages.values():
+        head = html.split(b"</head>", 1)[0].decode()
+        assert all(f"'{p}'" in head for p in extra)
+    assert bench_site.build_site(20).pages != site.pages and len(bench_site.build_site(20).assets) == 3
+    with bench_site.SiteServer(site) as server, \
+            urllib.request.urlopen(server.url + extra[0].lstrip("/"), timeout=10) as response:
+        assert response.headers["Cache-Control"] == "max-age=3600"
+        assert response.read() == site.assets[extra[0]][0]
+    with pytest.raises(ValueError, match="assets"):
+        bench_site.build_site(20, assets=-1)
+
+
 def test_server_counts_page_gets_and_allows_robots(bench_site: ModuleType) -> None:
     site = bench_site.build_site(20)
     with bench_site.SiteServer(site) as server:

@@ -120,10 +120,26 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
     assert snapshot.title == "DeepBot Lab"
 
 
-@pytest.mark.parametrize(("path", "body"), [("/lab/export.csv", lab.EXPORT_CSV.encode()),
-                                            ("/lab/doc.pdf", lab.make_pdf(lab.PDF_SENTENCE))])
+@pytest.mark.parametrize(("path", "final", "status"), [
+    ("/lab/redirect/start", "/lab/redirect/end", 200),  # HTTP redirects, seen by goto
+    ("/lab/redirect/by-script", "/lab/redirect/gone", 410),  # the page's own, after goto
+])
+async def test_the_snapshot_describes_the_document_the_page_ended_on(
+        site: FixtureServer, path: str, final: str, status: int) -> None:
+    url = site.url(path)
+    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+    assert (snapshot.url, snapshot.status) == (site.url(final), status)
+    assert snapshot.content_type.startswith("text/html")
+    assert "removed" in snapshot.text if status == 410 else "Two hops" in snapshot.text
+
+
+@pytest.mark.parametrize(("path", "body", "content_type"), [
+    ("/lab/export.csv", lab.EXPORT_CSV.encode(), "text/csv"),
+    ("/lab/doc.pdf", lab.make_pdf(lab.PDF_SENTENCE), "application/pdf")])
 async def test_a_url_the_browser_downloads_is_fetched_in_the_routes_session(
-        site: FixtureServer, path: str, body: bytes) -> None:
+        site: FixtureServer, path: str, body: bytes, content_type: str) -> None:
     """An attachment is a download in any Chromium, and so is a PDF in the headless shell
     (it has no viewer): the route's snapshot still holds the file's bytes."""
     url = site.url(path)
@@ -131,3 +147,4 @@ async def test_a_url_the_browser_downloads_is_fetched_in_the_routes_session(
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     assert snapshot.body == body
+    assert (snapshot.status, snapshot.content_type.split(";")[0]) == (200, content_type)
