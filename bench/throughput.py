@@ -4,6 +4,7 @@
     python bench/throughput.py                      # 1,000 pages, concurrency 1,4,8, 3 runs each
     python bench/throughput.py --quick              # a 40-page smoke run, about a minute
     python bench/throughput.py --concurrency 8 --runs 3 --only limit,deepbot
+    python bench/throughput.py --assets 30          # pages that load 30 scripts and style sheets
 
 One generated site (bench/site.py) is served on 127.0.0.1 by this process, which
 counts every HTML GET itself. For each concurrency, rounds of runs are interleaved
@@ -385,6 +386,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true",
                    help="smoke run: 40 pages, concurrency 2, one round, 60 s time limit")
     p.add_argument("--pages", type=int, help="pages in the generated site (default 1000)")
+    p.add_argument("--assets", type=int, default=0,
+                   help="extra scripts and style sheets in every page's head (default 0)")
     p.add_argument("--concurrency", help="comma-separated, e.g. 1,4,8 (the default)")
     p.add_argument("--runs", type=int, help="rounds per concurrency (default 3)")
     p.add_argument("--only", help=f"comma-separated contestants (default {','.join(DEFAULT_ORDER)})")
@@ -440,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [n for n in args.only if n not in broken]
     names.sort(key=lambda n: n != "limit")  # the limit opens the first round: it sets the others' time limit
     env = environment()
-    site = site_module.build_site(args.pages)
+    site = site_module.build_site(args.pages, assets=args.assets)
     results: list[RunResult] = []
     chromium = find_chromium()
     with site_module.SiteServer(site) as server:
@@ -448,7 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         urls_file.write_text("\n".join(server.page_urls()) + "\n")
         base = RunSetup(seed=server.url, urls_file=urls_file, concurrency=1, workdir=out,
                         chromium=chromium, chromium_args=tuple(chromium_args(_IMAGES_OFF)))
-        print(f"site: {len(site.pages)} pages at {server.url}; contestants: {', '.join(names)}; "
+        print(f"site: {len(site.pages)} pages (+{args.assets} assets each) at {server.url}; "
+              f"contestants: {', '.join(names)}; "
               f"concurrency {args.concurrency}; {args.runs} round(s)", flush=True)
         # One untimed pass warms the disk cache for Chromium and the interpreter.
         warm = out / "urls-warmup.txt"
@@ -496,11 +500,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, why in broken.items():
         print(f"\n{name}: not run — {why}")
     browser = " ".join(str(env["chromium"]).split()[:2])  # "Chromium 156.0…", not the build banner
-    title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB, {env['cpus']} cores, "
+    with_assets = f" + {args.assets} scripts and style sheets" if args.assets else ""
+    title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB{with_assets}, {env['cpus']} cores, "
              f"{browser}, {env['date'][:10]}")
     data = {
         "environment": env,
-        "settings": {"pages": args.pages, "concurrency": args.concurrency, "runs": args.runs,
+        "settings": {"pages": args.pages, "assets": args.assets, "concurrency": args.concurrency,
+                     "runs": args.runs,
                      "contestants": {n: CONTESTANTS[n].description for n in names},
                      "time_limit": args.time_limit, "time_limit_factor": args.time_limit_factor,
                      "peer_time_limit": args.peer_time_limit,

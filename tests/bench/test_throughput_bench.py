@@ -118,7 +118,7 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib", reason="bench requirements: pip install -r bench/requirements.txt")
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, str(BENCH / "throughput.py"), "--quick", "--pages", "20",
+        [sys.executable, str(BENCH / "throughput.py"), "--quick", "--pages", "20", "--assets", "3",
          "--only", "limit,deepbot", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=170, check=False)
     elapsed = time.monotonic() - started
@@ -126,6 +126,7 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "throughput-quick.json").read_text())
     rows = {row["contestant"]: row for row in data["summary"]}
     assert set(rows) == {"limit", "deepbot"}
+    assert data["settings"]["assets"] == 3
     assert rows["limit"]["pages_min"] == rows["limit"]["total"] == 20
     assert rows["limit"]["cpu_s"] > 0 and rows["limit"]["peak_rss_mb"] > 50  # Chromium was measured
     assert rows["deepbot"]["ratio_vs_limit"] is not None or rows["deepbot"]["finished"] == 0
