@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.async_api import Browser, Page, ViewportSize, async_playwright
+from playwright.async_api import Browser, Page, Response, ViewportSize, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 import nseql
@@ -115,7 +115,7 @@ async def replay_in_browser(
                 navigation_timeout_ms=timeout * 1000,
                 load_timeout_ms=min(timeout, LOAD_GRACE_S) * 1000,
             )
-            steps_run, status = ran.steps_run, ran.status
+            steps_run, status = ran.steps_run, await _shown_status(page, ran.response)
         except nseql.StepError as exc:
             error, steps_run = ReplayStepError.from_step(exc), exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)
@@ -123,6 +123,32 @@ async def replay_in_browser(
     finally:
         with contextlib.suppress(PlaywrightError):  # a dead browser must not hide the real error
             await context.close()
+
+
+# The document the page shows, as the browser loaded it: [its URL, its HTTP status].
+_NAVIGATION_JS = """() => {
+  const entry = performance.getEntriesByType("navigation")[0];
+  return entry ? [entry.name, entry.responseStatus || 0] : null;
+}"""
+
+
+async def _shown_status(page: Page, response: Response | None) -> int | None:
+    """HTTP status of the document shown: the run's last response, unless the page
+    replaced that document by itself afterwards (a script's redirect, a meta refresh)."""
+    known = response.status if response is not None else None
+    if response is not None and _unfragmented(response.url) == _unfragmented(page.url):
+        return known
+    try:
+        entry = await page.evaluate(_NAVIGATION_JS)
+    except PlaywrightError:
+        return known
+    if entry and (response is None or _unfragmented(entry[0]) != _unfragmented(response.url)):
+        return int(entry[1]) or None
+    return known
+
+
+def _unfragmented(url: str) -> str:
+    return url.split("#", 1)[0]
 
 
 async def _capture(

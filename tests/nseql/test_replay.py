@@ -81,6 +81,15 @@ async def test_replay_follows_a_javascript_only_anchor(browser: Browser, site: F
     assert (result.ok, result.final_url, result.title) == (True, site.url("/lab/js/target-b"), "Target B")
 
 
+async def test_replay_reports_the_status_of_the_page_a_script_moved_to(
+    browser: Browser, site: FixtureServer
+) -> None:
+    moved = await replay_in_browser(browser, f"navigate {site.url('/lab/redirect/by-script')}\n", timeout=10)
+    assert (moved.final_url, moved.status, moved.title) == (site.url("/lab/redirect/gone"), 410, "Gone")
+    direct = await replay_in_browser(browser, f"navigate {site.url('/lab/redirect/start')}\n", timeout=10)
+    assert (direct.final_url, direct.status) == (site.url("/lab/redirect/end"), 200)
+
+
 async def test_replay_reaches_the_session_page_in_a_fresh_context(
     browser: Browser, site: FixtureServer
 ) -> None:
