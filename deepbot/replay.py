@@ -135,20 +135,13 @@ _NAVIGATION_JS = """() => {
 async def _shown_status(page: Page, response: Response | None) -> int | None:
     """HTTP status of the document shown: the run's last response, unless the page
     replaced that document by itself afterwards (a script's redirect, a meta refresh)."""
-    known = response.status if response is not None else None
-    if response is not None and _unfragmented(response.url) == _unfragmented(page.url):
-        return known
     try:
         entry = await page.evaluate(_NAVIGATION_JS)
     except PlaywrightError:
-        return known
-    if entry and (response is None or _unfragmented(entry[0]) != _unfragmented(response.url)):
+        entry = None
+    if entry and nseql.replaced(response, entry[0]):
         return int(entry[1]) or None
-    return known
-
-
-def _unfragmented(url: str) -> str:
-    return url.split("#", 1)[0]
+    return response.status if response is not None else None
 
 
 async def _capture(

@@ -11,7 +11,7 @@ is described in ``nseql/README.md``. This package does not depend on DeepBot.
 
 from nseql.dump import dump, dump_step
 from nseql.errors import Failure, NseqlError, ParseError, ProgramError, StepError
-from nseql.interpreter import RunResult, run
+from nseql.interpreter import RunResult, replaced, run
 from nseql.model import (
     Back,
     Check,
@@ -65,5 +65,6 @@ __all__ = [
     "dump",
     "dump_step",
     "parse",
+    "replaced",
     "run",
 ]

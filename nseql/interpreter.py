@@ -83,6 +83,15 @@ class RunResult:
     response: Response | None = field(default=None, compare=False, repr=False)
 
 
+def replaced(response: Response | None, document_url: str) -> bool:
+    """Whether the document shown, whose URL the browser's navigation entry gives
+    (``performance.getEntriesByType("navigation")[0].name``), is not the one ``response``
+    (a run's) loaded: the page navigated by itself after the last step."""
+    if not document_url:
+        return False
+    return response is None or response.url.split("#", 1)[0] != document_url.split("#", 1)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     step_ms: float  # each element action or element wait

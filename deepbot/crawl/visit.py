@@ -92,13 +92,13 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         program = nseql.parse(route.steps)
         download: tuple[bytes, int, dict[str, str]] | None = None
         settled = True
-        main: Response | None = None
+        result: nseql.RunResult | None = None
         try:
             # The load event is waited for (bounded) after each navigation, by the run itself.
             result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
                                      navigation_timeout_ms=options.step_timeout_ms,
                                      load_timeout_ms=options.settle_timeout_ms)
-            settled, main = result.loaded, result.response
+            settled = result.loaded
         except nseql.StepError as exc:
             if exc.kind is not nseql.Failure.DOWNLOAD:
                 raise
@@ -115,8 +115,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                 settled = False  # a page that never settles is still a page: keep what is there
         if download is None and requests is not None and settled:
             settled = await _settle_in_place(page, requests, options)
-        if responses:
-            main = responses[-1]
+        # A submission's response is the listener's; any other, the run's.
+        main = responses[-1] if responses else result.response if result else None
         status = main.status if main else None
         headers = _headers(main)
         content_type = headers.get("content-type", "")
@@ -135,7 +135,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                                 settled=settled, headers=headers)
         data = await _harvest(page, options)
         document = data.get("document") or {}
-        if document.get("url") and (main is None or not _same_url(main.url, document["url"])):
+        if nseql.replaced(main, document.get("url", "")):
             # The page replaced the document by itself after the last step (a script's
             # or a meta refresh's redirect): what the browser says of the document it shows.
             status = int(document.get("status") or 0) or None
@@ -307,14 +307,9 @@ def _decoded(value: Any) -> dict[str, Any]:
     return data
 
 
-def _same_url(a: str, b: str) -> bool:
-    """The same document's URL but for the fragment."""
-    return a.split("#", 1)[0] == b.split("#", 1)[0]
-
-
 def _same_document(current: str, target: str) -> bool:
     """Going to ``target`` only scrolls ``current`` (a fragment of the same URL)."""
-    return "#" in target and _same_url(current, target)
+    return "#" in target and current.split("#", 1)[0] == target.split("#", 1)[0]
 
 
 def _origin(url: str) -> str:
