@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import REPO, become_subreaper, load_bench_module, measure
+from common import (
+    ab_sides,
+    become_subreaper,
+    load_bench_module,
+    measure,
+    median_ratios,
+    print_ab,
+    tree_env,
+    worktree,
+)
 
 site_module = load_bench_module("site")
 throughput = load_bench_module("throughput")  # its DeepBot command, so both measure the same run
@@ -36,23 +42,9 @@ def crawl(tree: Path, seed: str, concurrency: int, store: Path, time_limit: floa
     for suffix in ("", "-wal", "-shm"):
         Path(f"{store}{suffix}").unlink(missing_ok=True)
     cmd = throughput.deepbot_command(seed, concurrency, store)
-    # The tree's own package first, whatever the environment has installed.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
-    m = measure(cmd, timeout=time_limit, env=env, cwd=tree)
+    m = measure(cmd, timeout=time_limit, env=tree_env(tree), cwd=tree)
     return {"returncode": m.returncode, "timed_out": m.timed_out, "wall_s": round(m.wall_s, 2),
             "cpu_s": round(m.cpu_s, 2), "peak_pss_mb": round(m.peak_pss_mb)}
-
-
-def _ratios(rows: list[dict[str, Any]], concurrency: int) -> dict[str, float]:
-    """After / before, medians over the pairs, for each measured quantity."""
-    out: dict[str, float] = {}
-    for key in ("pages_per_s", "cpu_ms_per_page", "peak_pss_mb"):
-        before, after = (statistics.median(float(r[key]) for r in rows
-                                           if r["side"] == side and r["concurrency"] == concurrency)
-                         for side in ("before", "after"))
-        if before:
-            out[key] = round(after / before, 3)
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,46 +61,34 @@ def main(argv: list[str] | None = None) -> int:
     levels = [int(c) for c in args.concurrency.split(",")]
     become_subreaper()
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="deepbot-ab-") as tmp:
-        before = Path(tmp) / "before"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(before),
-                        args.before], check=True)
-        try:
-            site = site_module.build_site(args.pages, assets=args.assets)
-            with site_module.SiteServer(site) as server:
-                for concurrency in levels:
-                    for pair in range(args.pairs):
-                        sides = [("before", before), ("after", REPO)]
-                        for side, tree in sides if pair % 2 == 0 else sides[::-1]:
-                            server.reset()
-                            row = crawl(tree, server.url, concurrency, Path(tmp) / "store.sqlite",
-                                        args.time_limit)
-                            pages = server.counts().distinct_pages
-                            row.update(side=side, concurrency=concurrency, pair=pair + 1, pages=pages,
-                                       pages_per_s=round(pages / row["wall_s"], 2) if row["wall_s"] else 0.0,
-                                       cpu_ms_per_page=round(1000 * row["cpu_s"] / max(pages, 1)))
-                            rows.append(row)
-                            print(f"  c={concurrency} pair {pair + 1} {side:6s}"
-                                  f" {row['pages_per_s']:6.2f} pages/s"
-                                  f" {row['cpu_ms_per_page']:4d} CPU ms/page"
-                                  f" {row['peak_pss_mb']:5d} MB {pages}/{args.pages} pages",
-                                  file=sys.stderr, flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)],
-                           check=False)
-    ratios = {c: _ratios(rows, c) for c in levels}
+    with tempfile.TemporaryDirectory(prefix="deepbot-ab-") as tmp, worktree(args.before) as before:
+        site = site_module.build_site(args.pages, assets=args.assets)
+        with site_module.SiteServer(site) as server:
+            for concurrency in levels:
+                for pair in range(args.pairs):
+                    for side, tree in ab_sides(before, pair):
+                        server.reset()
+                        store = Path(tmp) / "store.sqlite"
+                        row = crawl(tree, server.url, concurrency, store, args.time_limit)
+                        pages = server.counts().distinct_pages
+                        row.update(side=side, concurrency=concurrency, pair=pair + 1, pages=pages,
+                                   pages_per_s=round(pages / row["wall_s"], 2) if row["wall_s"] else 0.0,
+                                   cpu_ms_per_page=round(1000 * row["cpu_s"] / max(pages, 1)))
+                        rows.append(row)
+                        print(f"  c={concurrency} pair {pair + 1} {side:6s}"
+                              f" {row['pages_per_s']:6.2f} pages/s"
+                              f" {row['cpu_ms_per_page']:4d} CPU ms/page"
+                              f" {row['peak_pss_mb']:5d} MB {pages}/{args.pages} pages",
+                              file=sys.stderr, flush=True)
+    ratios = {c: median_ratios(rows, ("pages_per_s", "cpu_ms_per_page", "peak_pss_mb"), concurrency=c)
+              for c in levels}
     if args.json:
         print(json.dumps({"before": args.before, "assets": args.assets, "runs": rows,
                           "after_over_before": ratios}, indent=2))
         return 0
-    print("| workers | pair | side | pages/s | CPU ms/page | peak PSS MB | pages |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['concurrency']} | {r['pair']} | {r['side']} | {r['pages_per_s']:.2f} "
-              f"| {r['cpu_ms_per_page']} | {r['peak_pss_mb']} | {r['pages']}/{args.pages} |")
-    for concurrency, ratio in ratios.items():
-        print(f"\nworkers {concurrency}, after / before (medians): "
-              + ", ".join(f"{key} {value:.2f}x" for key, value in ratio.items()))
+    print_ab(rows, {"workers": "concurrency", "pair": "pair", "side": "side", "pages/s": "pages_per_s",
+                    "CPU ms/page": "cpu_ms_per_page", "peak PSS MB": "peak_pss_mb", "pages": "pages"},
+             {f"workers {c}": ratio for c, ratio in ratios.items()})
     return 0
 
 

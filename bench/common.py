@@ -21,15 +21,18 @@ import importlib.util
 import os
 import resource
 import signal
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import psutil
 
@@ -251,3 +254,55 @@ def ensure_venv(name: str, requirements: Path, log: Path) -> Path:
                        stdout=handle, stderr=handle, env=env)
     marker.write_text(wanted)
     return python
+
+
+# A/B of DeepBot itself: a git revision in a temporary worktree against this tree.
+
+
+@contextlib.contextmanager
+def worktree(revision: str) -> Iterator[Path]:
+    """A temporary, detached worktree of ``revision``: DeepBot as it was."""
+    with tempfile.TemporaryDirectory(prefix="deepbot-ab-") as tmp:
+        tree = Path(tmp) / "before"
+        git = ["git", "-C", str(REPO), "worktree"]
+        subprocess.run([*git, "add", "--detach", "--quiet", str(tree), revision], check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False)
+
+
+def ab_sides(before: Path, pair: int) -> list[tuple[str, Path]]:
+    """Before then after, then after then before…: the machine's drift falls on both sides."""
+    sides = [("before", before), ("after", REPO)]
+    return sides if pair % 2 == 0 else sides[::-1]
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    """The environment that makes a subprocess import DeepBot from ``tree``, whatever is installed."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
+
+
+def median_ratios(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], **where: Any) -> dict[str, float]:
+    """After / before of the medians of ``keys`` over the rows matching ``where``."""
+    out: dict[str, float] = {}
+    for key in keys:
+        before, after = (statistics.median(float(r[key]) for r in rows
+                                           if r["side"] == side and all(r[k] == v for k, v in where.items()))
+                         for side in ("before", "after"))
+        if before:
+            out[key] = round(after / before, 3)
+    return out
+
+
+def print_ab(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str],
+             ratios: Mapping[str, Mapping[str, float]]) -> None:
+    """The runs as a Markdown table (``columns``: header -> key), then each group's
+    after / before ratios."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(str(row[key]) for key in columns.values()) + " |")
+    for group, ratio in ratios.items():
+        print(f"\n{group}, after / before (medians): "
+              + ", ".join(f"{key} {value:.2f}x" for key, value in ratio.items()))

@@ -106,33 +106,37 @@ async def run(
     step_timeout_ms: float = 10_000,
     navigation_timeout_ms: float = 30_000,
     load_timeout_ms: float = 5_000,
+    on_action: Callable[[Step], object] | None = None,
 ) -> RunResult:
-    """Run every step of ``program`` on ``page``; raise StepError at the first failure."""
+    """Run every step of ``program`` on ``page``; raise StepError at the first failure.
+
+    ``on_action`` is called just before each action that may navigate (click, select,
+    check, uncheck, press, submit) is performed: a caller that wants to watch what the
+    action does (its fetches) starts watching there, not at the first ``goto``.
+    """
     limits = Limits(step_timeout_ms, navigation_timeout_ms, load_timeout_ms)
     tracker = NavigationTracker(page)
-    tracker.attach(requests=any(not isinstance(step, _UNTRACKED) for step in program.steps))
+    tracker.attach()
     try:
-        interpreter = _Interpreter(page, tracker, limits)
-        done = 0
-        for step in program.steps:
+        interpreter = _Interpreter(page, tracker, limits, on_action)
+        steps = program.steps
+        for done, step in enumerate(steps):
             await interpreter.execute(step, done)
-            done += 1
-        return RunResult(final_url=page.url, steps_run=done, status=tracker.status,
-                         loaded=interpreter.loaded, response=tracker.response)
+        response = await tracker.document_response()
+        return RunResult(final_url=page.url, steps_run=len(steps),
+                         status=response.status if response is not None else None,
+                         loaded=interpreter.loaded, response=response)
     finally:
         tracker.detach()
 
 
-# Steps that never consult the tracker's request counts: ``goto`` and the waits follow
-# navigations themselves, and filling or hovering does not navigate.
-_UNTRACKED = (Navigate, Fill, Hover, WaitLoad, WaitSelector, WaitUrl)
-
-
 class _Interpreter:
-    def __init__(self, page: Page, tracker: NavigationTracker, limits: Limits) -> None:
+    def __init__(self, page: Page, tracker: NavigationTracker, limits: Limits,
+                 on_action: Callable[[Step], object] | None) -> None:
         self.page = page
         self.tracker = tracker
         self.limits = limits
+        self.on_action = on_action
         self.last_mark = tracker.mark()  # taken when the latest action began
         self.loaded = True  # whether the latest navigation's load event came in time
 
@@ -154,23 +158,23 @@ class _Interpreter:
             case Navigate(url=url):
                 await self._navigate(url)
             case Click(selector=sel):
-                await self._act(lambda: self._locator(sel).click(timeout=t))
+                await self._act(step, lambda: self._locator(sel).click(timeout=t))
             case Fill(selector=sel, value=value):
                 await self._locator(sel).fill(value, timeout=t)
             case Select(selector=sel, option=option, by="value"):
-                await self._act(lambda: self._locator(sel).select_option(value=option, timeout=t))
+                await self._act(step, lambda: self._locator(sel).select_option(value=option, timeout=t))
             case Select(selector=sel, option=option):
-                await self._act(lambda: self._locator(sel).select_option(label=option, timeout=t))
+                await self._act(step, lambda: self._locator(sel).select_option(label=option, timeout=t))
             case Check(selector=sel):
-                await self._act(lambda: self._locator(sel).check(timeout=t))
+                await self._act(step, lambda: self._locator(sel).check(timeout=t))
             case Uncheck(selector=sel):
-                await self._act(lambda: self._locator(sel).uncheck(timeout=t))
+                await self._act(step, lambda: self._locator(sel).uncheck(timeout=t))
             case Hover(selector=sel):
                 await self._locator(sel).hover(timeout=t)
             case Press(selector=sel, key=key):
-                await self._act(lambda: self._locator(sel).press(key, timeout=t))
+                await self._act(step, lambda: self._locator(sel).press(key, timeout=t))
             case Submit(selector=sel):
-                await self._act(lambda: self._submit(sel))
+                await self._act(step, lambda: self._submit(sel))
             case WaitNavigation():
                 await self._await_navigation(self.last_mark, explicit=True)
                 self.last_mark = self.tracker.mark()  # a second `wait navigation` waits for another
@@ -187,7 +191,9 @@ class _Interpreter:
             case _:
                 raise TypeError(f"not an NSEQL step: {step!r}")
 
-    async def _act(self, action: Callable[[], Awaitable[object]]) -> None:
+    async def _act(self, step: Step, action: Callable[[], Awaitable[object]]) -> None:
+        if self.on_action is not None:
+            self.on_action(step)
         mark = self.last_mark = self.tracker.mark()
         await self._arm()
         await action()

@@ -1,29 +1,55 @@
-"""Follow the main frame's navigations through Playwright's page events.
+"""Follow the main frame's navigations without following the page's requests.
 
 The interpreter needs to know, after an action, whether the page navigated and
-when the new document committed, without polling and without sleeping. Playwright
-reports navigation requests, their failures, downloads and commits as events; this
-tracker counts them so a waiter can ask "has anything happened since my mark?".
+how it ended, without polling and without sleeping: a new document (or a
+same-document URL) committed, the navigation failed, or it ended quietly (a 204, a
+download, one cancelled). Playwright's client receives exactly that for every
+navigation of a frame, with the request of each new document, whatever listeners
+exist; it uses it for ``goto`` and ``expect_navigation`` but offers no event for it.
+The alternative, page-level request listeners, makes Playwright send Python every
+subresource's request and response, four messages each, kept until the context
+closes: thirty scripts and style sheets are a hundred and twenty messages a page.
+So the tracker listens to the frame's own event, through Playwright's
+implementation object (``_frame_events``), and asks for a document's response only
+when a run ends on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
-from playwright.async_api import Download, Frame, Page, Request, Response
+from playwright._impl._async_base import mapping as _api_mapping
+from playwright.async_api import Download, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
-# Chromium reports a navigation that ends without a new document (a download, a 204,
-# one superseded by another navigation, window.stop()) as aborted; that is no failure.
-_ABORTED = "net::ERR_ABORTED"
+# Chromium ends a navigation that brings no new document (a download, a 204, one
+# superseded by another navigation, window.stop()) as aborted; that is no failure.
+_QUIET_ENDS = ("net::ERR_ABORTED", "Download is starting", "navigation cancelled by beforeunload")
+
+
+class _Emitter(Protocol):
+    def on(self, event: str, f: Any) -> Any: ...
+    def remove_listener(self, event: str, f: Any) -> Any: ...
+
+
+def _frame_events(page: Page) -> _Emitter:
+    """The main frame's navigation events as Playwright's client receives them:
+    ``{"url", "name", "newDocument": {"request"} | None, "error": str | None}``."""
+    emitter = getattr(getattr(page.main_frame, "_impl_obj", None), "_event_emitter", None)
+    if emitter is None or not hasattr(emitter, "on"):
+        raise RuntimeError(
+            "this version of Playwright has no frame navigation events (Frame._event_emitter); "
+            "nseql needs playwright-python 1.45 or later"
+        )
+    return cast(_Emitter, emitter)
 
 
 @dataclass(frozen=True, slots=True)
 class Mark:
     """The tracker's counters at one moment."""
 
-    starts: int
     commits: int
     ends: int
     failures: int
@@ -36,62 +62,55 @@ class Outcome:
 
 
 class NavigationTracker:
-    """Counts main-frame navigation starts, commits, quiet ends and failures of a page."""
+    """Counts main-frame commits, quiet ends and failures of a page's navigations."""
 
     def __init__(self, page: Page) -> None:
         self._page = page
-        self.starts = 0
+        self._events = _frame_events(page)
         self.commits = 0
         self.ends = 0
         self.failures = 0
         self.last_failure = ""
-        # The latest main-document response: goto's own, or (when requests are followed)
-        # the one a click or a submission led to.
+        # The latest main-document response: goto's own (``note``), or, once asked
+        # for (``document_response``), the one of the document an action led to.
         self.response: Response | None = None
-        self._pending: set[Request] = set()
-        self._requests = True
+        self._document: Request | None = None  # request of a document committed since
+        self._failed = False  # whether the latest event was a failure
         self._changed = asyncio.Event()
 
-    def attach(self, *, requests: bool = True) -> None:
-        """Listen to the page. Without ``requests`` only commits are seen, and the
-        response is the one ``goto`` returns (``note``): enough for programs that only
-        ``goto``. Any request or response listener makes Playwright send Python every
-        subresource's request and response, four messages each: thirty scripts and
-        style sheets are a hundred and twenty messages a page."""
-        self._requests = requests
-        if requests:
-            self._page.on("request", self._on_request)
-            self._page.on("requestfinished", self._on_finished)
-            self._page.on("requestfailed", self._on_failed)
-            self._page.on("response", self._on_response)
-        self._page.on("framenavigated", self._on_committed)
+    def attach(self) -> None:
+        self._events.on("navigated", self._on_navigated)
         self._page.on("download", self._on_download)
 
     def detach(self) -> None:
-        if self._requests:
-            self._page.remove_listener("request", self._on_request)
-            self._page.remove_listener("requestfinished", self._on_finished)
-            self._page.remove_listener("requestfailed", self._on_failed)
-            self._page.remove_listener("response", self._on_response)
-        self._page.remove_listener("framenavigated", self._on_committed)
+        self._events.remove_listener("navigated", self._on_navigated)
         self._page.remove_listener("download", self._on_download)
-
-    @property
-    def status(self) -> int | None:
-        """HTTP status of the latest main document."""
-        return self.response.status if self.response is not None else None
 
     def note(self, response: Response | None) -> None:
         """The response a ``goto`` or ``back`` returned (None: the document stayed)."""
         if response is not None:
             self.response = response
+            self._document = None
+
+    async def document_response(self) -> Response | None:
+        """The response of the latest main document: one round trip when an action
+        led to it (the end of its redirects), none when ``goto`` did."""
+        request, self._document = self._document, None
+        if request is not None:
+            while request.redirected_to is not None:
+                request = request.redirected_to
+            try:
+                self.response = await request.response()
+            except PlaywrightError:
+                self.response = None  # the page is gone; so is what it was loaded from
+        return self.response
 
     def mark(self) -> Mark:
-        return Mark(self.starts, self.commits, self.ends, self.failures)
+        return Mark(self.commits, self.ends, self.failures)
 
     def moved_since(self, mark: Mark) -> bool:
-        """Whether a main-frame navigation started or committed after the mark."""
-        return self.starts > mark.starts or self.commits > mark.commits
+        """Whether a main-frame navigation committed or ended after the mark."""
+        return self.mark() != mark
 
     def failure_since(self, mark: Mark) -> str | None:
         return self.last_failure if self.failures > mark.failures else None
@@ -105,9 +124,9 @@ class NavigationTracker:
             changed = self._changed  # taken before checking, so no signal is missed
             if self.commits > mark.commits:
                 return Outcome(committed=True)
-            if self.failures > mark.failures and not self._pending:
+            if self.failures > mark.failures:
                 return Outcome(committed=False, failure=self.last_failure)
-            if self.ends > mark.ends and not self._pending:
+            if self.ends > mark.ends:
                 return Outcome(committed=False)
             await changed.wait()
 
@@ -115,45 +134,24 @@ class NavigationTracker:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    def _is_main_navigation(self, request: Request) -> bool:
-        if not request.is_navigation_request():
-            return False
-        try:
-            return request.frame == self._page.main_frame
-        except PlaywrightError:  # requests of service workers have no frame
-            return False
-
-    def _on_request(self, request: Request) -> None:
-        if self._is_main_navigation(request):
-            self._pending.add(request)
-            self.starts += 1
-            self._signal()
-
-    def _on_response(self, response: Response) -> None:
-        if self._is_main_navigation(response.request):
-            self.response = response
-
-    def _on_finished(self, request: Request) -> None:
-        if request in self._pending:
-            self._pending.discard(request)
-            self._signal()
-
-    def _on_failed(self, request: Request) -> None:
-        if request not in self._pending:
-            return
-        self._pending.discard(request)
-        error = request.failure or "unknown network error"
-        if error == _ABORTED:
-            self.ends += 1
+    def _on_navigated(self, event: dict[str, Any]) -> None:
+        error = event.get("error")
+        if not error and str(event.get("url", "")).startswith("chrome-error:") and not self._failed:
+            error = "the browser showed its error page"  # should its failure come after the commit
+        self._failed = bool(error) and not str(error).startswith(_QUIET_ENDS)
+        if error:
+            if str(error).startswith(_QUIET_ENDS):
+                self.ends += 1
+            else:
+                self.failures += 1
+                self.last_failure = str(error)
         else:
-            self.failures += 1
-            self.last_failure = error
-        self._signal()
-
-    def _on_committed(self, frame: Frame) -> None:
-        if frame == self._page.main_frame:
             self.commits += 1
-            self._signal()
+            document = event.get("newDocument")
+            channel = document.get("request") if document else None
+            if channel is not None:  # a new document, not a same-document URL change
+                self._document = _api_mapping.from_impl(channel._object)
+        self._signal()
 
     def _on_download(self, download: Download) -> None:
         self.ends += 1

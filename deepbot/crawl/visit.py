@@ -51,28 +51,17 @@ def is_html(content_type: str) -> bool:
 async def visit(route: Route, session: SessionState, slot: Slot, options: VisitOptions) -> PageSnapshot:
     """Restore ``session`` in ``slot``, run the route's steps, capture the page."""
     page = slot.page
-    responses: list[Response] = []
     origins: set[str] = set()
-
-    def on_response(response: Response) -> None:
-        if response.request.is_navigation_request() and response.frame == page.main_frame:
-            responses.append(response)
 
     def on_navigated(frame: Any) -> None:
         if frame == page.main_frame:
             origins.add(_origin(frame.url))
 
-    # The program's run knows the responses its own steps led to. Only a submission,
-    # made here, needs a listener: any response listener has Playwright send Python
-    # every subresource's request and response as well (see nseql.navigation).
-    if route.submit:
-        page.on("response", on_response)
     page.on("framenavigated", on_navigated)
     # A click or a submission may load what it shows by fetch/XHR, after the click
-    # returned: follow those requests so the page is captured once they are done.
-    requests = _InFlight() if route.acts_on is not None else None
-    if requests is not None:
-        requests.listen(page)
+    # returned: follow those requests, from the action on, so the page is captured once
+    # they are done. (The run reports the responses of the navigations it makes.)
+    requests = _InFlight(page) if route.acts_on is not None else None
     try:
         if page.url != "about:blank":
             # sessionStorage is per tab and not part of a session snapshot: start clean. A
@@ -97,7 +86,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             # The load event is waited for (bounded) after each navigation, by the run itself.
             result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
                                      navigation_timeout_ms=options.step_timeout_ms,
-                                     load_timeout_ms=options.settle_timeout_ms)
+                                     load_timeout_ms=options.settle_timeout_ms,
+                                     on_action=requests.start if requests is not None else None)
             settled = result.loaded
         except nseql.StepError as exc:
             if exc.kind is not nseql.Failure.DOWNLOAD:
@@ -107,16 +97,18 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             # context's cookies instead.
             download = await _fetch(slot, route.url, options.max_body_bytes)
         submitted = None
+        main = result.response if result else None
         if route.submit:
-            submitted = await _submit(page, route.submit, options)
+            if requests is not None:
+                requests.start()
+            submitted, submission = await _submit(page, route.submit, options)
+            main = submission.response or main
             try:
                 await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
             except PlaywrightError:
                 settled = False  # a page that never settles is still a page: keep what is there
         if download is None and requests is not None and settled:
             settled = await _settle_in_place(page, requests, options)
-        # A submission's response is the listener's; any other, the run's.
-        main = responses[-1] if responses else result.response if result else None
         status = main.status if main else None
         headers = _headers(main)
         content_type = headers.get("content-type", "")
@@ -157,11 +149,9 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
     except PlaywrightError as exc:
         raise browser_error(exc, exc.message) from exc
     finally:
-        if route.submit:
-            page.remove_listener("response", on_response)
         page.remove_listener("framenavigated", on_navigated)
         if requests is not None:
-            requests.unlisten(page)
+            requests.stop()
 
 
 async def _blank(page: Page) -> None:
@@ -179,9 +169,16 @@ async def _blank(page: Page) -> None:
 
 
 class _InFlight:
-    """The page's fetch/XHR requests still waiting for an answer."""
+    """The document's fetch/XHR requests still waiting for an answer, from ``start`` on.
 
-    def __init__(self) -> None:
+    Listening makes Playwright send Python every request of the page (see
+    nseql.navigation), so it stops as soon as the document is being replaced: a new
+    document's scripts and style sheets are none of its business.
+    """
+
+    def __init__(self, page: Page) -> None:
+        self._page = page
+        self._listening = False
         self.pending: set[Request] = set()
         self.idle = asyncio.Event()
         self.idle.set()
@@ -190,21 +187,38 @@ class _InFlight:
         if request.resource_type in ("fetch", "xhr"):
             self.pending.add(request)
             self.idle.clear()
+        elif request.is_navigation_request() and _in_main_frame(request, self._page):
+            self.stop()
 
     def ended(self, request: Request) -> None:
         self.pending.discard(request)
         if not self.pending:
             self.idle.set()
 
-    def listen(self, page: Page) -> None:
-        page.on("request", self.started)
-        page.on("requestfinished", self.ended)
-        page.on("requestfailed", self.ended)
+    def start(self, *_: object) -> None:
+        if self._listening:
+            return
+        self._listening = True
+        self._page.on("request", self.started)
+        self._page.on("requestfinished", self.ended)
+        self._page.on("requestfailed", self.ended)
 
-    def unlisten(self, page: Page) -> None:
-        page.remove_listener("request", self.started)
-        page.remove_listener("requestfinished", self.ended)
-        page.remove_listener("requestfailed", self.ended)
+    def stop(self) -> None:
+        if not self._listening:
+            return
+        self._listening = False
+        self._page.remove_listener("request", self.started)
+        self._page.remove_listener("requestfinished", self.ended)
+        self._page.remove_listener("requestfailed", self.ended)
+        self.pending.clear()
+        self.idle.set()
+
+
+def _in_main_frame(request: Request, page: Page) -> bool:
+    try:
+        return request.frame == page.main_frame
+    except PlaywrightError:  # requests of service workers have no frame
+        return False
 
 
 _QUIET_JS = """([quiet, ms]) => new Promise((resolve) => {
@@ -256,8 +270,10 @@ _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
 })"""
 
 
-async def _submit(page: Page, candidates: tuple[str, ...], options: VisitOptions) -> str:
-    """Try each submission in turn; return the first that navigated or changed the page."""
+async def _submit(page: Page, candidates: tuple[str, ...],
+                  options: VisitOptions) -> tuple[str, nseql.RunResult]:
+    """Try each submission in turn; return the first that navigated or changed the page,
+    with its run (whose response is the one it navigated to, if it did)."""
     tried: list[str] = []
     for n, candidate in enumerate(candidates):
         mark = f"m{n}"
@@ -266,8 +282,8 @@ async def _submit(page: Page, candidates: tuple[str, ...], options: VisitOptions
                 "(mark) => { window.__deepbotMark = mark; window.__deepbotText = document.body.innerText; }",
                 mark)
         try:
-            await nseql.run(nseql.parse(candidate), page, step_timeout_ms=options.step_timeout_ms,
-                            navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
+            run = await nseql.run(nseql.parse(candidate), page, step_timeout_ms=options.step_timeout_ms,
+                                  navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
         except nseql.StepError as exc:
             tried.append(f"{candidate.strip()}: {exc.reason}")
             continue
@@ -276,7 +292,7 @@ async def _submit(page: Page, candidates: tuple[str, ...], options: VisitOptions
         except PlaywrightError:
             changed = True  # the page navigated while we watched: a new document
         if changed:
-            return candidate
+            return candidate, run
         tried.append(f"{candidate.strip()}: nothing changed")
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 

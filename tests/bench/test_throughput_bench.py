@@ -190,6 +190,35 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(150)
+def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    listed = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
+                            capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("bench/routes.py compares git revisions: this is not a git checkout")
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "routes.py"), "--before", "HEAD", "--routes", "3", "--pairs", "1",
+         "--kinds", "link,form", "--json"],
+        capture_output=True, text=True, timeout=140, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert [(run["kind"], run["side"]) for run in report["runs"]] == [
+        ("link", "before"), ("link", "after"), ("form", "before"), ("form", "after")]
+    for run in report["runs"]:
+        # A link route receives at least its goto's reply and its harvest's; a form
+        # route, more (its fill, its submission, the page it led to).
+        assert run["wall_ms_per_route"] > 0 and run["messages_per_route"] >= 2, run
+    by_kind = {(run["kind"], run["side"]): run["messages_per_route"] for run in report["runs"]}
+    assert by_kind[("form", "after")] > by_kind[("link", "after")]
+    assert set(report["after_over_before"]["form"]) == {
+        "wall_ms_per_route", "cpu_ms_per_route", "messages_per_route"}
+    assert subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
+                          capture_output=True, text=True, check=True).stdout == listed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(150)
 def test_reading_measures_each_variant_against_the_bare_loop() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
     variants = ["goto", "goto+cdp", "goto+harvest+cookies"]

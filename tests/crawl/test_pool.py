@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
@@ -82,41 +80,6 @@ async def test_a_click_timer_left_armed_never_moves_the_next_route(site: Fixture
                 snapshot = await visit(plain, SessionState(), slot, options)
                 assert snapshot.url == target
                 assert slot.page.url == target
-
-
-def _record_listeners(page: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The events listeners are added for on ``page`` from now on."""
-    listened: list[str] = []
-    original = page.on
-
-    def recording(event: str, handler: Any) -> Any:
-        listened.append(event)
-        return original(event, handler)
-
-    monkeypatch.setattr(page, "on", recording)
-    return listened
-
-
-async def test_a_link_route_listens_to_no_request_or_response(
-        site: FixtureServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With any request or response listener on the page, Playwright sends Python every
-    subresource's request and response (four messages each); a route that only navigates
-    takes its response from goto. A click route still follows requests, while it runs."""
-    url, js = site.url("/lab/"), site.url("/lab/js/")
-    clicks = append_steps(navigate_step(js), click_step("#js-a"))
-    routes = [Route(key="link", url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url)),
-              Route(key="click", url=js, via=Via.SCRIPT, steps=clicks, program=clicks,
-                    acts_on=page_identity(js, ""))]
-    network = {"request", "response", "requestfinished", "requestfailed"}
-    async with BrowserPool(1, BrowserSettings()) as pool:
-        for route, expected in zip(routes, (set(), network), strict=True):
-            async with pool.slot() as slot:
-                listened = _record_listeners(slot.page, monkeypatch)
-                snapshot = await visit(route, SessionState(), slot, VisitOptions())
-                monkeypatch.undo()
-            assert network & set(listened) == expected, (route.key, listened)
-            assert (snapshot.status, snapshot.content_type.split(";")[0]) == (200, "text/html")
-        assert snapshot.url == site.url("/lab/js/target-a")
 
 
 async def test_session_storage_never_reaches_the_next_route_in_a_reused_tab(site: FixtureServer) -> None:

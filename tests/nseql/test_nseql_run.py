@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
@@ -10,6 +11,7 @@ from playwright.async_api import Page
 from fixtures.server import FixtureServer
 from fixtures.sites.lab import SESSION_TOKEN
 from nseql import Failure, StepError, parse, run
+from nseql.navigation import NavigationTracker
 
 pytestmark = pytest.mark.browser
 
@@ -249,3 +251,53 @@ async def test_closed_page(page: Page, site: FixtureServer) -> None:
     await page.close()
     error = await step_error(page, f"navigate {site.url('/lab/')}\n")
     assert error.kind is Failure.CLOSED
+
+
+async def test_a_click_whose_navigation_brings_no_page_leaves_it(page: Page, site: FixtureServer) -> None:
+    """A 204 and a download end the navigation quietly: the run goes on, on the same page."""
+    edges = site.url("/lab/edges/")
+    for link in ("#to-empty", "#to-file"):
+        result = await run(parse(f"navigate {edges}\nclick '{link}'\nwait 'h1'\n"), page, **FAST)
+        assert (result.final_url, result.status, result.steps_run) == (edges, 200, 3), link
+        assert result.response is not None and result.response.url == edges
+
+
+async def test_a_click_to_a_dead_server_is_a_navigation_error(page: Page, site: FixtureServer) -> None:
+    with socket.socket() as probe:  # a loopback port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    error = await step_error(page, f"navigate {site.url(f'/lab/edges/?dead={dead}')}\nclick '#to-nowhere'\n")
+    assert (error.kind, error.line) == (Failure.NAVIGATION, 2)
+    assert "net::ERR_CONNECTION_REFUSED" in error.reason
+
+
+async def test_a_click_reports_the_response_of_the_page_it_led_to(page: Page, site: FixtureServer) -> None:
+    edges = site.url("/lab/edges/")
+    result = await run(parse(f"navigate {edges}\nclick '#to-gone'\n"), page, **FAST)
+    assert result.status == 410 and result.response is not None
+    assert result.response.url == site.url("/lab/redirect/gone")
+    # Through redirects: the response of the page at the end of the chain.
+    result = await run(parse(f"navigate {edges}\nclick '#to-chain'\n"), page, **FAST)
+    assert (result.final_url, result.status) == (site.url("/lab/redirect/end"), 200)
+    assert result.response is not None and result.response.url == site.url("/lab/redirect/end")
+    assert "text/html" in (await result.response.all_headers())["content-type"]
+
+
+def _navigated(url: str, error: str | None = None) -> dict[str, object]:
+    """A main-frame navigation event as Playwright's client receives it (no new document)."""
+    return {"url": url, "name": "", "newDocument": None, "error": error}
+
+
+async def test_an_error_page_committed_before_its_failure_counts_as_the_failure(page: Page) -> None:
+    """Chromium reports a failed navigation, then commits its error page; should the
+    commit ever come first, the error page still counts as the failure, not a page."""
+    tracker = NavigationTracker(page)
+    mark = tracker.mark()
+    tracker._on_navigated(_navigated("chrome-error://chromewebdata/"))
+    assert (await tracker.wait(mark)).failure == "the browser showed its error page"
+    # Reported in the usual order, the failure's own text is kept, and counted once.
+    mark = tracker.mark()
+    tracker._on_navigated(_navigated("http://x/", "net::ERR_CONNECTION_RESET"))
+    tracker._on_navigated(_navigated("chrome-error://chromewebdata/"))
+    assert tracker.failure_since(mark) == "net::ERR_CONNECTION_RESET"
+    assert tracker.failures == mark.failures + 1

@@ -1,0 +1,156 @@
+"""What one route costs, by kind, on pages that load their libraries: A/B, interleaved.
+
+    python bench/routes.py --before HEAD~1
+    python bench/routes.py --before main --routes 60 --pairs 3 --kinds click,form --json
+
+The throughput benchmark crawls links. A deep-web crawl also clicks script-driven
+links and submits forms, and those routes watch the page while they act. This runs
+the same routes, one browser context, one route after another, with DeepBot from a
+temporary worktree of ``--before`` and from this tree in turn (before then after, then
+after then before…), against the lab's ``/lab/libs/`` pages (served by this tree):
+every page loads 20 scripts and style sheets, as real pages load their libraries.
+
+Kinds: ``link`` (goto), ``click`` (goto, click a script-driven link to the next
+page), ``form`` (goto, fill, submit: the results page), ``more`` (goto, click a
+button that fetches more items into the page; its 0.4 s answer dominates the time).
+
+For each run: wall milliseconds per route, CPU milliseconds per route of the whole
+process tree (Python, driver, Chromium), and the protocol messages Python received
+per route (counted where Playwright's client dispatches them). Prints a table and,
+per kind, the median ratio after / before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from common import REPO, ab_sides, median_ratios, print_ab, tree_env, worktree
+
+KINDS = ("link", "click", "form", "more")
+_MEASURES = ("wall_ms_per_route", "cpu_ms_per_route", "messages_per_route")
+
+
+def _tree_cpu() -> float:
+    import psutil
+
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
+    """Run ``routes`` routes of ``kind`` with the DeepBot on sys.path; measure the loop."""
+    try:
+        from playwright._impl.connection import Connection
+    except ImportError:  # upstream's module name
+        from playwright._impl._connection import Connection  # type: ignore[no-redef]
+
+    import deepbot
+    from deepbot.browser.pool import BrowserPool, BrowserSettings
+    from deepbot.crawl.visit import VisitOptions, visit
+    from deepbot.routes import Route, SessionState, Via, page_identity
+
+    received = [0]
+    original = Connection.dispatch
+
+    def dispatch(self: Any, msg: dict[str, Any]) -> None:
+        received[0] += 1
+        original(self, msg)
+
+    Connection.dispatch = dispatch  # type: ignore[method-assign]
+    url = f"{base}/lab/libs/"
+    go = f"navigate {json.dumps(url)}"
+
+    def route(n: int) -> Route:
+        common: dict[str, Any] = {"key": f"{kind}{n}", "url": url, "program": go}
+        if kind == "link":
+            return Route(via=Via.LINK, steps=go, **common)
+        acts = {"acts_on": page_identity(url, "")}
+        if kind == "form":
+            return Route(via=Via.FORM, steps=f'{go}\nfill "#libs-q" "q{n}"',
+                         submit=('click "#libs-search button"',), **acts, **common)
+        button = "#libs-next" if kind == "click" else "#libs-more"
+        return Route(via=Via.SCRIPT, steps=f'{go}\nclick "{button}"', **acts, **common)
+
+    async with BrowserPool(1, BrowserSettings()) as pool:
+        async with pool.slot() as slot:  # warm: the context, the renderer, the cache
+            await visit(route(-1), SessionState(), slot, VisitOptions())
+        received[0] = 0
+        cpu, started = _tree_cpu(), time.perf_counter()
+        for n in range(routes):
+            async with pool.slot() as slot:
+                await visit(route(n), SessionState(), slot, VisitOptions())
+        wall, cpu = time.perf_counter() - started, _tree_cpu() - cpu
+    return {"wall_ms_per_route": round(1000 * wall / routes, 1),
+            "cpu_ms_per_route": round(1000 * cpu / routes, 1),
+            "messages_per_route": round(received[0] / routes, 1),
+            "tree": str(Path(deepbot.__file__).resolve().parents[1])}
+
+
+def _run(tree: Path, base: str, kind: str, routes: int) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", base, "--kinds", kind, "--routes", str(routes)]
+    done = subprocess.run(cmd, env=tree_env(tree), cwd=tree, capture_output=True, text=True, timeout=600,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{kind} run in {tree} failed:\n{done.stderr[-3000:]}")
+    row = dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    if Path(row.pop("tree")) != tree.resolve():  # the environment's DeepBot, not the tree's
+        raise RuntimeError(f"the run meant for {tree} imported DeepBot from elsewhere")
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", default="HEAD", help="git revision to compare against (default HEAD)")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
+    parser.add_argument("--routes", type=int, default=40, help="routes per run (default 40)")
+    parser.add_argument("--pairs", type=int, default=2, help="before/after pairs per kind (default 2)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--child", metavar="BASE_URL", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    kinds = [k for k in args.kinds.split(",") if k]
+    if unknown := set(kinds) - set(KINDS):
+        parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
+    if args.child:
+        print(json.dumps(asyncio.run(_child(args.child, kinds[0], args.routes))))
+        return 0
+
+    sys.path.insert(0, str(REPO))
+    from fixtures.server import FixtureServer
+
+    rows: list[dict[str, Any]] = []
+    with worktree(args.before) as before, FixtureServer() as site:
+        for kind in kinds:
+            for pair in range(args.pairs):
+                for side, tree in ab_sides(before, pair):
+                    row = _run(tree, site.base_url.rstrip("/"), kind, args.routes)
+                    row.update(kind=kind, side=side, pair=pair + 1)
+                    rows.append(row)
+                    print(f"  {kind:5s} pair {pair + 1} {side:6s} {row['wall_ms_per_route']:7.1f} ms"
+                          f" {row['cpu_ms_per_route']:7.1f} CPU ms {row['messages_per_route']:6.1f} msgs",
+                          file=sys.stderr, flush=True)
+    ratios = {kind: median_ratios(rows, _MEASURES, kind=kind) for kind in kinds}
+    if args.json:
+        print(json.dumps({"before": args.before, "routes": args.routes, "runs": rows,
+                          "after_over_before": ratios}, indent=2))
+        return 0
+    print_ab(rows, {"kind": "kind", "pair": "pair", "side": "side", "ms/route": "wall_ms_per_route",
+                    "CPU ms/route": "cpu_ms_per_route", "messages/route": "messages_per_route"}, ratios)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""What reaches Python while a route runs: not every subresource of every page.
+
+Any request or response listener on a page makes Playwright send Python every
+request the page makes (four messages each, kept until the context closes), and
+real pages load dozens of scripts and style sheets. The navigation tracker listens
+to none (nseql.navigation); a route that acts watches the page's fetches from its
+action on, and stops when the action turns out to navigate.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import pytest
+
+try:  # where Playwright's client receives each message from its driver
+    from playwright._impl.connection import Connection
+except ImportError:  # pragma: no cover - upstream's module name
+    from playwright._impl._connection import Connection  # type: ignore[no-redef]
+
+import nseql
+from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.routes import Route, SessionState, Via, page_identity
+from deepbot.sequences import append_steps, click_step, navigate_step
+from fixtures.server import FixtureServer
+from fixtures.sites import lab
+
+pytestmark = pytest.mark.browser
+
+
+def _count_requests(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
+    """Request objects Playwright creates in this process from now on, by URL path.
+
+    Counted where Python receives them (``Connection.dispatch``): the cost itself,
+    not a listener's view of it."""
+    created: collections.Counter[str] = collections.Counter()
+    original = Connection.dispatch
+
+    def dispatch(self: Connection, msg: dict[str, Any]) -> None:
+        params = msg.get("params") or {}
+        if msg.get("method") == "__create__" and params.get("type") == "Request":
+            url = params.get("initializer", {}).get("url", "")
+            created["/" + url.split("/", 3)[-1].split("?")[0]] += 1
+        original(self, msg)
+
+    monkeypatch.setattr(Connection, "dispatch", dispatch)
+    return created
+
+
+def _libs(created: collections.Counter[str]) -> int:
+    return sum(n for path, n in created.items() if path.startswith("/lab/libs/lib-"))
+
+
+async def test_routes_that_act_do_not_follow_every_subresource(
+        site: FixtureServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = site.url("/lab/libs/")
+    identity = page_identity(url, "")
+    go = navigate_step(url)
+    routes = {
+        "link": Route(key="link", url=url, via=Via.LINK, steps=go, program=go),
+        "click": Route(key="click", url=url, via=Via.SCRIPT, steps=append_steps(go, click_step("#libs-next")),
+                       program=go, acts_on=identity),
+        "more": Route(key="more", url=url, via=Via.SCRIPT, steps=append_steps(go, click_step("#libs-more")),
+                      program=go, acts_on=identity),
+        "form": Route(key="form", url=url, via=Via.FORM, steps=append_steps(go, 'fill "#libs-q" "dune"'),
+                      program=go, acts_on=identity, submit=('click "#libs-search button"',)),
+    }
+    seen: dict[str, collections.Counter[str]] = {}
+    texts: dict[str, str] = {}
+    async with BrowserPool(1, BrowserSettings()) as pool:
+        for name, route in routes.items():
+            async with pool.slot() as slot:
+                created = _count_requests(monkeypatch)
+                snapshot = await visit(route, SessionState(), slot, VisitOptions())
+                monkeypatch.undo()
+            seen[name], texts[name] = created, snapshot.text
+            assert snapshot.status == 200, name
+    # What each route was for, all reached.
+    assert "Next page" in texts["click"] and "Results for dune" in texts["form"]
+    assert "Third item" in texts["more"] and "Loading" not in texts["more"]
+    # The in-place fetch had to be followed: the page was captured once it was answered.
+    assert seen["more"]["/lab/libs/more.json"] == 1
+    # A goto's page is never followed, nor the page an in-place action changed...
+    assert _libs(seen["link"]) == 0 and _libs(seen["more"]) == 0
+    # ...but the route's own watch for fetches runs from the action until the navigation
+    # request reaches Python, so the next page's first requests may slip in under load.
+    # Before, both pages' were followed in full.
+    for name in ("click", "form"):
+        assert _libs(seen[name]) <= lab.LIBS, (name, dict(seen[name]))
+
+
+async def test_following_a_run_s_navigations_costs_no_request(
+        site: FixtureServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NSEQL runs that click, submit, go back and wait for navigations see how each
+    ended (status, failure) without a single request of the pages reaching Python."""
+    url = site.url("/lab/libs/")
+    program = nseql.parse(f'navigate "{url}"\nclick "#libs-next"\nback\nfill "#libs-q" "dune"\n'
+                          'submit "#libs-search"\n')
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        created = _count_requests(monkeypatch)
+        result = await nseql.run(program, slot.page)
+    assert (result.final_url, result.status) == (site.url("/lab/libs/results?q=dune"), 200)
+    # Only the documents themselves (the first twice: back loads it again).
+    assert created == {"/lab/libs/": 2, "/lab/libs/next": 1, "/lab/libs/results": 1}, dict(created)
