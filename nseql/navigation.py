@@ -148,9 +148,10 @@ class NavigationTracker:
         else:
             self.commits += 1
             document = event.get("newDocument")
-            channel = document.get("request") if document else None
-            if channel is not None:  # a new document, not a same-document URL change
-                self._document = _api_mapping.from_impl(channel._object)
+            # A new document (not a same-document URL change) names its request's channel.
+            request = getattr(document.get("request"), "_object", None) if document else None
+            if request is not None:
+                self._document = _api_mapping.from_impl(request)
         self._signal()
 
     def _on_download(self, download: Download) -> None:
