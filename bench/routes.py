@@ -15,9 +15,9 @@ page), ``form`` (goto, fill, submit: the results page), ``more`` (goto, click a
 button that fetches more items into the page; its 0.4 s answer dominates the time).
 
 For each run: wall milliseconds per route, CPU milliseconds per route of the whole
-process tree (Python, driver, Chromium), and the protocol messages Python received
-per route (counted where Playwright's client dispatches them). Prints a table and,
-per kind, the median ratio after / before.
+process tree (Python, driver, Chromium; also by process role, in the JSON), and the
+protocol messages Python received per route (counted where Playwright's client
+dispatches them). Prints a table and, per kind, the median ratio after / before.
 """
 
 from __future__ import annotations
@@ -37,18 +37,20 @@ KINDS = ("link", "click", "form", "more")
 _MEASURES = ("wall_ms_per_route", "cpu_ms_per_route", "messages_per_route")
 
 
-def _tree_cpu() -> float:
+def _tree_cpu() -> dict[str, float]:
+    """CPU seconds so far of this process and its descendants, by role (``process_role``)."""
     import psutil
+    from common import process_role
 
     me = psutil.Process()
-    total = 0.0
+    by_role: dict[str, float] = {}
     for proc in [me, *me.children(recursive=True)]:
         try:
-            times = proc.cpu_times()
+            times, role = proc.cpu_times(), process_role(proc.cmdline())
         except psutil.Error:
             continue
-        total += times.user + times.system
-    return total
+        by_role[role] = by_role.get(role, 0.0) + times.user + times.system
+    return by_role
 
 
 async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
@@ -93,9 +95,11 @@ async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
         for n in range(routes):
             async with pool.slot() as slot:
                 await visit(route(n), SessionState(), slot, VisitOptions())
-        wall, cpu = time.perf_counter() - started, _tree_cpu() - cpu
+        wall, after = time.perf_counter() - started, _tree_cpu()
+    by_role = {role: round(1000 * (spent - cpu.get(role, 0.0)) / routes, 1) for role, spent in after.items()}
     return {"wall_ms_per_route": round(1000 * wall / routes, 1),
-            "cpu_ms_per_route": round(1000 * cpu / routes, 1),
+            "cpu_ms_per_route": round(sum(by_role.values()), 1),
+            "cpu_ms_per_route_by_role": dict(sorted(by_role.items())),
             "messages_per_route": round(received[0] / routes, 1),
             "tree": str(Path(deepbot.__file__).resolve().parents[1])}
 
