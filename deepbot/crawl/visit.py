@@ -169,11 +169,13 @@ async def _blank(page: Page) -> None:
 
 
 class _InFlight:
-    """The document's fetch/XHR requests still waiting for an answer, from ``start`` on.
+    """The page's fetch/XHR requests still waiting for an answer, from ``start`` on.
 
     Listening makes Playwright send Python every request of the page (see
-    nseql.navigation), so it stops as soon as the document is being replaced: a new
-    document's scripts and style sheets are none of its business.
+    nseql.navigation), so it starts at the action, not at the route's first ``goto``.
+    It goes on through a navigation the action makes: a page that, once loaded, fetches
+    its content (a results shell) is captured when that is answered. The price is that
+    page's scripts and style sheets reaching Python too.
     """
 
     def __init__(self, page: Page) -> None:
@@ -187,8 +189,6 @@ class _InFlight:
         if request.resource_type in ("fetch", "xhr"):
             self.pending.add(request)
             self.idle.clear()
-        elif request.is_navigation_request() and _in_main_frame(request, self._page):
-            self.stop()
 
     def ended(self, request: Request) -> None:
         self.pending.discard(request)
@@ -212,13 +212,6 @@ class _InFlight:
         self._page.remove_listener("requestfailed", self.ended)
         self.pending.clear()
         self.idle.set()
-
-
-def _in_main_frame(request: Request, page: Page) -> bool:
-    try:
-        return request.frame == page.main_frame
-    except PlaywrightError:  # requests of service workers have no frame
-        return False
 
 
 _QUIET_JS = """([quiet, ms]) => new Promise((resolve) => {

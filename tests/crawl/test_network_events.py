@@ -4,7 +4,7 @@ Any request or response listener on a page makes Playwright send Python every
 request the page makes (four messages each, kept until the context closes), and
 real pages load dozens of scripts and style sheets. The navigation tracker listens
 to none (nseql.navigation); a route that acts watches the page's fetches from its
-action on, and stops when the action turns out to navigate.
+action on (not from its first goto), through the page the action leads to.
 """
 
 from __future__ import annotations
@@ -66,6 +66,9 @@ async def test_routes_that_act_do_not_follow_every_subresource(
                       program=go, acts_on=identity),
         "form": Route(key="form", url=url, via=Via.FORM, steps=append_steps(go, 'fill "#libs-q" "dune"'),
                       program=go, acts_on=identity, submit=('click "#libs-search button"',)),
+        # Its results page is a shell that fetches the results once loaded.
+        "app": Route(key="app", url=url, via=Via.FORM, steps=append_steps(go, 'fill "#libs-app-q" "dune"'),
+                     program=go, acts_on=identity, submit=('click "#libs-app button"',)),
     }
     seen: dict[str, collections.Counter[str]] = {}
     texts: dict[str, str] = {}
@@ -79,15 +82,17 @@ async def test_routes_that_act_do_not_follow_every_subresource(
             assert snapshot.status == 200, name
     # What each route was for, all reached.
     assert "Next page" in texts["click"] and "Results for dune" in texts["form"]
-    assert "Third item" in texts["more"] and "Loading" not in texts["more"]
-    # The in-place fetch had to be followed: the page was captured once it was answered.
-    assert seen["more"]["/lab/libs/more.json"] == 1
+    # The fetches an action led to had to be followed, on the page (an in-place update)
+    # or on the page it navigated to (a results shell): each page was captured once its
+    # fetch was answered, not with its placeholder.
+    for name in ("more", "app"):
+        assert "Third item" in texts[name] and "Loading" not in texts[name], (name, texts[name])
+        assert seen[name]["/lab/libs/more.json"] == 1
     # A goto's page is never followed, nor the page an in-place action changed...
     assert _libs(seen["link"]) == 0 and _libs(seen["more"]) == 0
-    # ...but the route's own watch for fetches runs from the action until the navigation
-    # request reaches Python, so the next page's first requests may slip in under load.
-    # Before, both pages' were followed in full.
-    for name in ("click", "form"):
+    # ...but the route's own watch for fetches runs from the action on, through the page
+    # it leads to: that page's requests are followed. Before, both pages' were.
+    for name in ("click", "form", "app"):
         assert _libs(seen[name]) <= lab.LIBS, (name, dict(seen[name]))
 
 
