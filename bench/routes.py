@@ -11,8 +11,10 @@ after then before…), against the lab's ``/lab/libs/`` pages (served by this tr
 every page loads 20 scripts and style sheets, as real pages load their libraries.
 
 Kinds: ``link`` (goto), ``click`` (goto, click a script-driven link to the next
-page), ``form`` (goto, fill, submit: the results page), ``more`` (goto, click a
-button that fetches more items into the page; its 0.4 s answer dominates the time).
+page), ``form`` (goto, fill, submit: the results page), ``app`` (the same, to a
+results shell that fetches its results once loaded), ``more`` (goto, click a button
+that fetches more items into the page). The fetches are answered after 0.4 s, which
+dominates those two kinds' time.
 
 For each run: wall milliseconds per route, CPU milliseconds per route of the whole
 process tree (Python, driver, Chromium; also by process role, in the JSON), and the
@@ -33,7 +35,7 @@ from typing import Any
 
 from common import REPO, ab_sides, median_ratios, print_ab, tree_env, worktree
 
-KINDS = ("link", "click", "form", "more")
+KINDS = ("link", "click", "form", "app", "more")
 _MEASURES = ("wall_ms_per_route", "cpu_ms_per_route", "messages_per_route")
 
 
@@ -81,9 +83,10 @@ async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
         if kind == "link":
             return Route(via=Via.LINK, steps=go, **common)
         acts = {"acts_on": page_identity(url, "")}
-        if kind == "form":
-            return Route(via=Via.FORM, steps=f'{go}\nfill "#libs-q" "q{n}"',
-                         submit=('click "#libs-search button"',), **acts, **common)
+        if kind in ("form", "app"):
+            form = "#libs-search" if kind == "form" else "#libs-app"
+            return Route(via=Via.FORM, steps=f'{go}\nfill "{form} input" "q{n}"',
+                         submit=(f'click "{form} button"',), **acts, **common)
         button = "#libs-next" if kind == "click" else "#libs-more"
         return Route(via=Via.SCRIPT, steps=f'{go}\nclick "{button}"', **acts, **common)
 
