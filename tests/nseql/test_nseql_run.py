@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from types import SimpleNamespace
 
 import pytest
 from playwright.async_api import Page
@@ -301,3 +302,11 @@ async def test_an_error_page_committed_before_its_failure_counts_as_the_failure(
     tracker._on_navigated(_navigated("chrome-error://chromewebdata/"))
     assert tracker.failure_since(mark) == "net::ERR_CONNECTION_RESET"
     assert tracker.failures == mark.failures + 1
+
+
+def test_a_playwright_without_frame_navigation_events_is_named() -> None:
+    """The tracker relies on Playwright's own frame navigation events: if a release
+    ever drops them, every run says so, rather than silently missing navigations."""
+    page = SimpleNamespace(main_frame=SimpleNamespace(_impl_obj=SimpleNamespace()))
+    with pytest.raises(RuntimeError, match=r"Frame\._event_emitter"):
+        NavigationTracker(page)  # type: ignore[arg-type]
