@@ -12,6 +12,7 @@ from collections import deque
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -163,19 +164,27 @@ def test_phases_times_every_stage_of_a_small_crawl() -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(150)
-def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
-    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+def _worktrees() -> str | None:
+    """``git worktree list`` of the checkout (None: not a git checkout)."""
     listed = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
                             capture_output=True, text=True, check=False)
-    if listed.returncode != 0:
-        pytest.skip("bench/ab.py compares git revisions: this is not a git checkout")
-    worktrees = listed.stdout
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "ab.py"), "--before", "HEAD", "--concurrency", "1", "--pairs", "2",
-         "--pages", "12", "--json"],
-        capture_output=True, text=True, timeout=140, check=False)
+    return listed.stdout if listed.returncode == 0 else None
+
+
+def _ab_report(script: str, *args: str) -> tuple[dict[str, Any], str]:
+    """Run an A/B bench script against HEAD; its JSON report and the worktrees before it."""
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    worktrees = _worktrees()
+    if worktrees is None:
+        pytest.skip(f"bench/{script} compares git revisions: this is not a git checkout")
+    done = subprocess.run([sys.executable, str(BENCH / script), "--before", "HEAD", *args, "--json"],
+                          capture_output=True, text=True, timeout=140, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
+    return json.loads(done.stdout), worktrees
+
+
+def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
+    report, worktrees = _ab_report("ab.py", "--concurrency", "1", "--pairs", "2", "--pages", "12")
     sides = [(run["pair"], run["side"]) for run in report["runs"]]
     assert sides == [(1, "before"), (1, "after"), (2, "after"), (2, "before")]  # A B, then B A
     for run in report["runs"]:
@@ -183,25 +192,14 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
         assert run["peak_pss_mb"] > 50  # Chromium was measured
     assert set(report["after_over_before"]["1"]) == {"pages_per_s", "cpu_ms_per_page", "peak_pss_mb"}
     # The temporary worktree of the revision is gone again.
-    assert subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
-                          capture_output=True, text=True, check=True).stdout == worktrees
+    assert _worktrees() == worktrees
 
 
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(150)
 def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
-    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
-    listed = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
-                            capture_output=True, text=True, check=False)
-    if listed.returncode != 0:
-        pytest.skip("bench/routes.py compares git revisions: this is not a git checkout")
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "routes.py"), "--before", "HEAD", "--routes", "3", "--pairs", "1",
-         "--kinds", "link,form", "--json"],
-        capture_output=True, text=True, timeout=140, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
+    report, worktrees = _ab_report("routes.py", "--routes", "3", "--pairs", "1", "--kinds", "link,form")
     assert [(run["kind"], run["side"]) for run in report["runs"]] == [
         ("link", "before"), ("link", "after"), ("form", "before"), ("form", "after")]
     for run in report["runs"]:
@@ -212,8 +210,7 @@ def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
     assert by_kind[("form", "after")] > by_kind[("link", "after")]
     assert set(report["after_over_before"]["form"]) == {
         "wall_ms_per_route", "cpu_ms_per_route", "messages_per_route"}
-    assert subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
-                          capture_output=True, text=True, check=True).stdout == listed.stdout
+    assert _worktrees() == worktrees
 
 
 @pytest.mark.slow
