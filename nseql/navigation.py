@@ -135,16 +135,16 @@ class NavigationTracker:
         self._changed = asyncio.Event()
 
     def _on_navigated(self, event: dict[str, Any]) -> None:
-        error = event.get("error")
+        error = str(event.get("error") or "")
         if not error and str(event.get("url", "")).startswith("chrome-error:") and not self._failed:
             error = "the browser showed its error page"  # should its failure come after the commit
-        self._failed = bool(error) and not str(error).startswith(_QUIET_ENDS)
-        if error:
-            if str(error).startswith(_QUIET_ENDS):
-                self.ends += 1
-            else:
-                self.failures += 1
-                self.last_failure = str(error)
+        quiet = error.startswith(_QUIET_ENDS)
+        self._failed = bool(error) and not quiet
+        if quiet:
+            self.ends += 1
+        elif error:
+            self.failures += 1
+            self.last_failure = error
         else:
             self.commits += 1
             document = event.get("newDocument")
