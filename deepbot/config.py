@@ -55,6 +55,9 @@ class CrawlConfig(BaseModel):
     route_timeout: float = Field(45.0, gt=0, description="hard bound on one route, seconds")
     step_timeout: float = Field(10.0, gt=0)
     settle_timeout: float = Field(5.0, ge=0, description="wait for the load event, at most")
+    fetch_wait: float = Field(
+        2.0, ge=0, description="wait for the fetch/XHR a loaded page still awaits, at most (0: read at once)"
+    )
     recycle_after: int = Field(200, ge=1, description="routes per browser context")
     max_attempts: int = Field(3, ge=1)
     lease_ttl: float = Field(120.0, gt=0)

@@ -221,6 +221,7 @@ class Crawler:
         options = VisitOptions(
             step_timeout_ms=int(self.config.step_timeout * 1000),
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
+            fetch_wait_ms=int(self.config.fetch_wait * 1000),
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
         )
         async with self.pool.slot() as slot:

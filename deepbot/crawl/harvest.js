@@ -2,8 +2,17 @@
 // trip instead of dozens. Menus that insert links on hover are opened by
 // dispatching the events a pointer would, before anchors are collected.
 async (opts) => {
+  // 0. A page that fetches its content once loaded (a results shell, a single-page
+  // app) is read when that content has come: the fetch/XHR still unanswered are waited
+  // for (bounded), counted in the page by the mini-browser's init script (fetches.js).
+  // Most pages have none pending by now, and go on at once.
+  let settled = true;
+  const fetches = opts.fetches;
+  if (fetches && fetches.limit > 0 && window.__deepbotNet) {
+    settled = await window.__deepbotNet.settle(fetches.since, fetches.quiet, fetches.limit, false);
+  }
   const out = { url: location.href, title: document.title || "", links: [], scripts: [],
-                revealed: 0, storage: [], origins: [] };
+                revealed: 0, storage: [], origins: [], settled };
   const cssPath = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {

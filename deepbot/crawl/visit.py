@@ -7,14 +7,14 @@ session after the visit). Playwright's errors are translated here into DeepBot's
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
+import time
 from importlib import resources
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request, Response
+from playwright.async_api import Page, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
@@ -39,6 +39,10 @@ class VisitOptions(_Frozen):
     max_body_bytes: int = 20_000_000
     submit_wait_ms: int = 3_000  # how long a submission may take to change the page
     quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
+    # Any page: fetch/XHR still unanswered when it has loaded (a shell that fetches its
+    # content) are waited for this long at most, then the DOM to stay still fetch_quiet_ms.
+    fetch_wait_ms: int = 2_000
+    fetch_quiet_ms: int = 50
 
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
@@ -59,9 +63,10 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
 
     page.on("framenavigated", on_navigated)
     # A click or a submission may load what it shows by fetch/XHR, after the click
-    # returned: follow those requests, from the action on, so the page is captured once
-    # they are done. (The run reports the responses of the navigations it makes.)
-    requests = _InFlight(page) if route.acts_on is not None else None
+    # returned: the page is captured once the fetches made from the action on are
+    # answered (counted in the page, fetches.js). (The run reports the responses of
+    # the navigations it makes.)
+    action = _Action()
     try:
         if page.url != "about:blank":
             # sessionStorage is per tab and not part of a session snapshot: start clean. A
@@ -87,7 +92,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
                                      navigation_timeout_ms=options.step_timeout_ms,
                                      load_timeout_ms=options.settle_timeout_ms,
-                                     on_action=requests.start if requests is not None else None)
+                                     on_action=action.started if route.acts_on is not None else None)
             settled = result.loaded
         except nseql.StepError as exc:
             if exc.kind is not nseql.Failure.DOWNLOAD:
@@ -99,16 +104,15 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         submitted = None
         main = result.response if result else None
         if route.submit:
-            if requests is not None:
-                requests.start()
+            action.started()
             submitted, submission = await _submit(page, route.submit, options)
             main = submission.response or main
             try:
                 await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
             except PlaywrightError:
                 settled = False  # a page that never settles is still a page: keep what is there
-        if download is None and requests is not None and settled:
-            settled = await _settle_in_place(page, requests, options)
+        if download is None and action.since and settled:
+            settled = await _settle_in_place(page, action.since, options)
         status = main.status if main else None
         headers = _headers(main)
         content_type = headers.get("content-type", "")
@@ -125,7 +129,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
                                 title=await page.title(), session=await _capture(slot, [], origins),
                                 settled=settled, headers=headers)
-        data = await _harvest(page, options)
+        data = await _harvest(page, options, since=action.since)
+        settled = settled and data.get("settled", True)
         document = data.get("document") or {}
         if nseql.replaced(main, document.get("url", "")):
             # The page replaced the document by itself after the last step (a script's
@@ -150,8 +155,6 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         raise browser_error(exc, exc.message) from exc
     finally:
         page.remove_listener("framenavigated", on_navigated)
-        if requests is not None:
-            requests.stop()
 
 
 async def _blank(page: Page) -> None:
@@ -168,88 +171,39 @@ async def _blank(page: Page) -> None:
                 raise
 
 
-class _InFlight:
-    """The page's fetch/XHR requests still waiting for an answer, from ``start`` on.
+class _Action:
+    """When the route first acted (a click, a submission): epoch ms, 0 if it has not.
 
-    Listening makes Playwright send Python every request of the page (see
-    nseql.navigation), so it starts at the action, not at the route's first ``goto``.
-    It goes on through a navigation the action makes: a page that, once loaded, fetches
-    its content (a results shell) is captured when that is answered. The price is that
-    page's scripts and style sheets reaching Python too.
+    Compared with the page's clock (``performance.timeOrigin + now()``, the same system
+    clock): a fetch the action caused starts after this, once the action has gone
+    through the driver to the page; one the page started before (a long poll left
+    open, its own content still loading) is not waited for.
     """
 
-    def __init__(self, page: Page) -> None:
-        self._page = page
-        self._listening = False
-        self.pending: set[Request] = set()
-        self.idle = asyncio.Event()
-        self.idle.set()
+    def __init__(self) -> None:
+        self.since = 0.0
 
-    def started(self, request: Request) -> None:
-        if request.resource_type in ("fetch", "xhr"):
-            self.pending.add(request)
-            self.idle.clear()
-
-    def ended(self, request: Request) -> None:
-        self.pending.discard(request)
-        if not self.pending:
-            self.idle.set()
-
-    def start(self, *_: object) -> None:
-        if self._listening:
-            return
-        self._listening = True
-        self._page.on("request", self.started)
-        self._page.on("requestfinished", self.ended)
-        self._page.on("requestfailed", self.ended)
-
-    def stop(self) -> None:
-        if not self._listening:
-            return
-        self._listening = False
-        self._page.remove_listener("request", self.started)
-        self._page.remove_listener("requestfinished", self.ended)
-        self._page.remove_listener("requestfailed", self.ended)
-        self.pending.clear()
-        self.idle.set()
+    def started(self, *_: object) -> None:
+        if not self.since:
+            self.since = time.time() * 1000
 
 
-_QUIET_JS = """([quiet, ms]) => new Promise((resolve) => {
-  // Resolves true once the DOM has not changed for `quiet` ms; false after `ms`.
-  let timer = null;
-  const done = (value) => {
-    observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(value);
-  };
-  const observer = new MutationObserver(() => {
-    clearTimeout(timer); timer = setTimeout(done, quiet, true);
-  });
-  const limit = setTimeout(done, ms, false);
-  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-  timer = setTimeout(done, quiet, true);
-})"""
+_SETTLE_JS = """([since, quiet, ms]) => window.__deepbotNet
+  ? window.__deepbotNet.settle(since, quiet, ms, true)
+  : new Promise((resolve) => setTimeout(resolve, quiet, true))"""
 
 
-async def _settle_in_place(page: Page, requests: _InFlight, options: VisitOptions) -> bool:
-    """Wait, bounded, until the page's own requests are answered and its DOM is still.
+async def _settle_in_place(page: Page, since: float, options: VisitOptions) -> bool:
+    """Wait, bounded, until the fetches made since the action are answered and the DOM is still.
 
     A submission that loads results by fetch() changes the page at once ("Searching…")
     and again when the answer comes; capturing the first change would store the
     placeholder. Not "network idle": only fetch/XHR the page started, and a bound.
     """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + options.settle_timeout_ms / 1000
-    while (left := deadline - loop.time()) > 0:
-        if requests.pending:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(requests.idle.wait(), left)
-            left = deadline - loop.time()
-        try:
-            quiet = await page.evaluate(_QUIET_JS, [options.quiet_ms, max(1, int(left * 1000))])
-        except PlaywrightError:
-            return True  # a navigation replaced the document: the load wait covers it
-        if quiet and not requests.pending:
-            return True
-    return False
+    try:
+        return bool(await page.evaluate(_SETTLE_JS, [since, options.quiet_ms, options.settle_timeout_ms]))
+    except PlaywrightError:
+        return True  # a navigation replaced the document: the harvest waits for the new one's fetches
 
 
 _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
@@ -290,14 +244,15 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 
 
-def harvest_args(options: VisitOptions) -> dict[str, Any]:
+def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
     """The harvest script's argument (``harvest.js``) for these options."""
     return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
-            "maxScripts": options.max_scripts}
+            "maxScripts": options.max_scripts,
+            "fetches": {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms}}
 
 
-async def _harvest(page: Page, options: VisitOptions) -> dict[str, Any]:
-    args = harvest_args(options)
+async def _harvest(page: Page, options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
+    args = harvest_args(options, since=since)
     try:
         return _decoded(await page.evaluate(_HARVEST_JS, args))
     except PlaywrightError as exc:
