@@ -33,6 +33,7 @@ from nseql.model import (
     WaitSelector,
     WaitUrl,
 )
+from nseql.navigation import wait_for_load_state
 from nseql.parser import USAGE, parse
 
 __all__ = [
@@ -67,4 +68,5 @@ __all__ = [
     "parse",
     "replaced",
     "run",
+    "wait_for_load_state",
 ]

@@ -39,7 +39,7 @@ from nseql.model import (
     WaitSelector,
     WaitUrl,
 )
-from nseql.navigation import Mark, NavigationTracker
+from nseql.navigation import Mark, NavigationTracker, wait_for_load_state
 from nseql.translate import Failed, is_closed, is_context_lost, translate
 
 _ARM = """() => {
@@ -179,7 +179,7 @@ class _Interpreter:
                 await self._await_navigation(self.last_mark, explicit=True)
                 self.last_mark = self.tracker.mark()  # a second `wait navigation` waits for another
             case WaitLoad():
-                await self.page.wait_for_load_state("load", timeout=self.limits.navigation_ms)
+                await wait_for_load_state(self.page, "load", self.limits.navigation_ms)
             case WaitSelector(selector=sel):
                 await self._locator(sel).first.wait_for(state="visible", timeout=t)
             case WaitUrl(pattern=pattern):
@@ -271,12 +271,12 @@ class _Interpreter:
 
     async def _loaded(self, *, dom_ready: bool = False) -> None:
         if not dom_ready:  # goto and go_back have waited for it already
-            await self.page.wait_for_load_state("domcontentloaded", timeout=self.limits.navigation_ms)
+            await wait_for_load_state(self.page, "domcontentloaded", self.limits.navigation_ms)
         self.loaded = True
         if self.limits.load_ms <= 0:
             return
         # Subresources that never finish are common; the document itself is ready.
         try:
-            await self.page.wait_for_load_state("load", timeout=self.limits.load_ms)
+            await wait_for_load_state(self.page, "load", self.limits.load_ms)
         except PlaywrightTimeoutError:
             self.loaded = False

@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 from playwright._impl._async_base import mapping as _api_mapping
 from playwright.async_api import Download, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 # Chromium ends a navigation that brings no new document (a download, a 204, one
 # superseded by another navigation, window.stop()) as aborted; that is no failure.
@@ -44,6 +45,54 @@ def _frame_events(page: Page) -> _Emitter:
             "nseql needs playwright-python 1.45 or later"
         )
     return cast(_Emitter, emitter)
+
+
+async def wait_for_load_state(page: Page, state: str, timeout_ms: float) -> None:
+    """``page.wait_for_load_state(state, timeout=timeout_ms)``, on the frame's own events.
+
+    The same test on the same events (the main frame's load states, as Playwright's
+    client receives them), without Playwright's waiter, which reports itself to the
+    driver for tracing: three or more messages a call, even when the state has been
+    reached already, and a run waits once or twice per page. Falls back to Playwright's
+    own when its frame lacks what this reads.
+    """
+    frame = getattr(page.main_frame, "_impl_obj", None)
+    states = getattr(frame, "_load_states", None)
+    if not isinstance(states, set):
+        await page.wait_for_load_state(state, timeout=timeout_ms)  # type: ignore[arg-type]
+        return
+    if state in states:
+        return
+    events = _frame_events(page)
+    if page.is_closed():
+        raise PlaywrightError("Target page, context or browser has been closed")
+    reached: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_state(added: str) -> None:
+        if added == state and not reached.done():
+            reached.set_result(None)
+
+    def on_close(*_: object) -> None:  # worded as Playwright's, which translate.is_closed knows
+        if not reached.done():
+            reached.set_exception(PlaywrightError("Target page, context or browser has been closed"))
+
+    def on_crash(*_: object) -> None:
+        if not reached.done():
+            reached.set_exception(PlaywrightError("Navigation failed because page crashed!"))
+
+    events.on("loadstate", on_state)
+    page.on("close", on_close)
+    page.on("crash", on_crash)
+    try:
+        async with asyncio.timeout(timeout_ms / 1000 if timeout_ms > 0 else None):  # 0: none, as Playwright's
+            await reached
+    except TimeoutError:
+        message = f"Timeout {timeout_ms:g}ms exceeded waiting for the {state} event"
+        raise PlaywrightTimeoutError(message) from None
+    finally:
+        events.remove_listener("loadstate", on_state)
+        page.remove_listener("close", on_close)
+        page.remove_listener("crash", on_crash)
 
 
 @dataclass(frozen=True, slots=True)

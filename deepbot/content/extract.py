@@ -57,7 +57,7 @@ _MAX_DEPTH = 256
 @dataclass(eq=False, slots=True)
 class _Element:
     tag: str
-    attrs: dict[str, str]
+    attrs: dict[str, str | None]
     parent: _Element | None = None
     children: list[_Element | str] = field(default_factory=list)
     boilerplate: bool = False
@@ -92,7 +92,7 @@ def _parse(html: str) -> _Element:
             continue
         if not tag or tag[0] in "-!#_" or tag in _INVISIBLE:
             continue  # comments, doctype; elements never shown
-        attrs = {k: v or "" for k, v in node.attributes.items()}
+        attrs = node.attributes  # values may be None (a bare attribute)
         if _hidden(attrs):
             continue
         if depth >= _MAX_DEPTH:
@@ -104,23 +104,31 @@ def _parse(html: str) -> _Element:
     return root
 
 
-def _hidden(attrs: dict[str, str]) -> bool:
-    style = attrs.get("style", "").replace(" ", "").lower()
-    return (
-        "hidden" in attrs
-        or attrs.get("aria-hidden", "").lower() == "true"
-        or "display:none" in style
-        or "visibility:hidden" in style
-    )
+def _hidden(attrs: dict[str, str | None]) -> bool:
+    if not attrs:  # most elements: no attribute to look at
+        return False
+    if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
+        return True
+    style = attrs.get("style")
+    if not style:
+        return False
+    style = style.replace(" ", "").lower()
+    return "display:none" in style or "visibility:hidden" in style
 
 
-def _boilerplate(tag: str, attrs: dict[str, str]) -> bool:
+def _boilerplate(tag: str, attrs: dict[str, str | None]) -> bool:
     if tag in _NEVER_BOILERPLATE:
         return False
-    if tag in _BOILERPLATE_TAGS or attrs.get("role", "").lower() in _BOILERPLATE_ROLES:
+    if tag in _BOILERPLATE_TAGS:
         return True
-    tokens = set(attrs.get("class", "").lower().split()) | {attrs.get("id", "").lower()}
-    return bool(tokens & _BOILERPLATE_TOKENS)
+    if not attrs:
+        return False
+    if (attrs.get("role") or "").lower() in _BOILERPLATE_ROLES:
+        return True
+    classes = attrs.get("class")
+    if classes and not _BOILERPLATE_TOKENS.isdisjoint(classes.lower().split()):
+        return True
+    return (attrs.get("id") or "").lower() in _BOILERPLATE_TOKENS
 
 
 # --- scoring -------------------------------------------------------------------------
@@ -157,7 +165,7 @@ def _demote_small_forms(el: _Element, page_chars: int) -> bool:
 def _find(el: _Element, wanted: set[str], role: str = "") -> _Element | None:
     for child in el.children:
         if isinstance(child, _Element) and not child.boilerplate:
-            if child.tag in wanted or (role and child.attrs.get("role", "").lower() == role):
+            if child.tag in wanted or (role and (child.attrs.get("role") or "").lower() == role):
                 return child
             found = _find(child, wanted, role)
             if found:

@@ -108,7 +108,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             submitted, submission = await _submit(page, route.submit, options)
             main = submission.response or main
             try:
-                await page.wait_for_load_state("load", timeout=options.settle_timeout_ms)
+                await nseql.wait_for_load_state(page, "load", options.settle_timeout_ms)
             except PlaywrightError:
                 settled = False  # a page that never settles is still a page: keep what is there
         if download is None and action.since and settled:
@@ -260,7 +260,7 @@ async def _harvest(page: Page, options: VisitOptions, *, since: float = 0) -> di
             raise
     # Opening a menu navigated after all: harvest the page it led to, touching nothing.
     with contextlib.suppress(PlaywrightError):
-        await page.wait_for_load_state("domcontentloaded", timeout=options.settle_timeout_ms)
+        await nseql.wait_for_load_state(page, "domcontentloaded", options.settle_timeout_ms)
     return _decoded(await page.evaluate(_HARVEST_JS, {**args, "revealMenus": False}))
 
 

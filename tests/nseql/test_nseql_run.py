@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import socket
 import time
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from playwright.async_api import Page
+
+try:  # where Playwright's client sends each message to its driver
+    from playwright._impl.connection import Connection
+except ImportError:  # pragma: no cover - upstream's module name
+    from playwright._impl._connection import Connection  # type: ignore[no-redef]
 
 from fixtures.server import FixtureServer
 from fixtures.sites.lab import SESSION_TOKEN
@@ -310,3 +318,34 @@ def test_a_playwright_without_frame_navigation_events_is_named() -> None:
     page = SimpleNamespace(main_frame=SimpleNamespace(_impl_obj=SimpleNamespace()))
     with pytest.raises(RuntimeError, match=r"Frame\._event_emitter"):
         NavigationTracker(page)  # type: ignore[arg-type]
+
+
+async def test_waiting_for_load_states_sends_the_driver_nothing(
+        page: Page, site: FixtureServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run waits for each page's load states on the frame's own events: Playwright's
+    waiter would report itself to the driver (`__waitInfo__` messages) on every wait."""
+    sent: collections.Counter[str] = collections.Counter()
+    original = Connection.send_message_to_server
+
+    def send(self: Connection, obj: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        sent[method] += 1
+        return original(self, obj, method, *args, **kwargs)
+
+    monkeypatch.setattr(Connection, "send_message_to_server", send)
+    program = parse(f"navigate {site.url('/lab/libs/')}\nclick '#libs-next'\nwait load\nback\n")
+    result = await run(program, page, **FAST)
+    assert result.final_url == site.url("/lab/libs/") and result.loaded
+    assert sent["__waitInfo__"] == 0 and sent["goto"] == 1, dict(sent)
+
+
+async def test_a_page_closed_while_a_run_waits_for_its_load_is_closed(
+        page: Page, site: FixtureServer) -> None:
+    # The page's load waits on an image that hangs; the page closes meanwhile.
+    await page.set_content(f'<a id="go" href="{site.url("/lab/never-settles")}">go</a>')
+    program = parse("click '#go'\nwait load\n")
+    waiting = asyncio.ensure_future(run(program, page, **{**FAST, "load_timeout_ms": 0}))
+    await asyncio.sleep(0.5)
+    await page.close()
+    with pytest.raises(StepError) as caught:
+        await asyncio.wait_for(waiting, 5)
+    assert caught.value.kind is Failure.CLOSED
