@@ -18,10 +18,10 @@ fetches are answered after 0.4 s, which dominates those kinds' time.
 
 For each run: wall milliseconds per route, CPU milliseconds per route of the whole
 process tree (Python, driver, Chromium; also by process role, in the JSON), and the
-protocol messages Python received per route (counted where Playwright's client
-dispatches them), and the share of routes whose page was captured complete (its
-content there, not a "Loading…" placeholder). Prints a table and, per kind, the median
-ratio after / before.
+protocol messages Python received and sent per route (counted where Playwright's
+client dispatches and sends them), and the share of routes whose page was captured
+complete (its content there, not a "Loading…" placeholder). Prints a table and, per
+kind, the median ratio after / before.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ KINDS = ("link", "click", "form", "app", "more", "shell")
 # reported, so that a change cannot buy speed by reading pages before their content.
 _COMPLETE = {"link": "Catalogue", "click": "Next page", "form": "Results for", "app": "Third item",
              "more": "Third item", "shell": "Third item"}
-_MEASURES = ("wall_ms_per_route", "cpu_ms_per_route", "messages_per_route")
+_MEASURES = ("wall_ms_per_route", "cpu_ms_per_route", "messages_per_route", "sent_per_route")
 
 
 def _tree_cpu() -> dict[str, float]:
@@ -73,14 +73,19 @@ async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
     from deepbot.crawl.visit import VisitOptions, visit
     from deepbot.routes import Route, SessionState, Via, page_identity
 
-    received = [0]
-    original = Connection.dispatch
+    received, sent = [0], [0]
+    original, original_send = Connection.dispatch, Connection.send_message_to_server
 
     def dispatch(self: Any, msg: dict[str, Any]) -> None:
         received[0] += 1
         original(self, msg)
 
+    def send(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sent[0] += 1
+        return original_send(self, *args, **kwargs)
+
     Connection.dispatch = dispatch  # type: ignore[method-assign]
+    Connection.send_message_to_server = send  # type: ignore[method-assign]
     url = f"{base}/lab/libs/"
     go = f"navigate {json.dumps(url)}"
 
@@ -102,7 +107,7 @@ async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
     async with BrowserPool(1, BrowserSettings()) as pool:
         async with pool.slot() as slot:  # warm: the context, the renderer, the cache
             await visit(route(-1), SessionState(), slot, VisitOptions())
-        received[0] = 0
+        received[0] = sent[0] = 0
         complete = 0
         cpu, started = _tree_cpu(), time.perf_counter()
         for n in range(routes):
@@ -115,6 +120,7 @@ async def _child(base: str, kind: str, routes: int) -> dict[str, Any]:
             "cpu_ms_per_route": round(sum(by_role.values()), 1),
             "cpu_ms_per_route_by_role": dict(sorted(by_role.items())),
             "messages_per_route": round(received[0] / routes, 1),
+            "sent_per_route": round(sent[0] / routes, 1),
             "complete": round(complete / routes, 2),
             "tree": str(Path(deepbot.__file__).resolve().parents[1])}
 
@@ -159,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                     row.update(kind=kind, side=side, pair=pair + 1)
                     rows.append(row)
                     print(f"  {kind:5s} pair {pair + 1} {side:6s} {row['wall_ms_per_route']:7.1f} ms"
-                          f" {row['cpu_ms_per_route']:7.1f} CPU ms {row['messages_per_route']:6.1f} msgs"
+                          f" {row['cpu_ms_per_route']:7.1f} CPU ms {row['messages_per_route']:6.1f} msgs in"
+                          f" {row['sent_per_route']:5.1f} out"
                           f" {row['complete']:4.0%} complete",
                           file=sys.stderr, flush=True)
     ratios = {kind: median_ratios(rows, _MEASURES, kind=kind) for kind in kinds}
@@ -168,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
                           "after_over_before": ratios}, indent=2))
         return 0
     print_ab(rows, {"kind": "kind", "pair": "pair", "side": "side", "ms/route": "wall_ms_per_route",
-                    "CPU ms/route": "cpu_ms_per_route", "messages/route": "messages_per_route",
+                    "CPU ms/route": "cpu_ms_per_route", "messages in/route": "messages_per_route",
+                    "out/route": "sent_per_route",
                     "complete": "complete"}, ratios)
     return 0
 

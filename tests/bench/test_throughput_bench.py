@@ -206,10 +206,11 @@ def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
         # A link route receives at least its goto's reply and its harvest's; a form
         # route, more (its fill, its submission, the page it led to).
         assert run["wall_ms_per_route"] > 0 and run["messages_per_route"] >= 2, run
+        assert run["sent_per_route"] >= 2 and run["complete"] == 1.0, run  # goto and harvest, at least
     by_kind = {(run["kind"], run["side"]): run["messages_per_route"] for run in report["runs"]}
     assert by_kind[("form", "after")] > by_kind[("link", "after")]
     assert set(report["after_over_before"]["form"]) == {
-        "wall_ms_per_route", "cpu_ms_per_route", "messages_per_route"}
+        "wall_ms_per_route", "cpu_ms_per_route", "messages_per_route", "sent_per_route"}
     assert _worktrees() == worktrees
 
 
