@@ -13,6 +13,7 @@ import nseql
 from deepbot.errors import ReplayError
 from deepbot.replay import ReplayStepError, load_program, replay, replay_in_browser
 from fixtures.server import FixtureServer
+from fixtures.sites import lab
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +140,13 @@ def test_parse_errors_become_replay_errors_with_position() -> None:
     assert (error.line, error.column, error.kind) == (2, 1, "parse")
     assert "did you mean 'click'" in str(error)
     assert load_program(nseql.parse("back\n")) == nseql.Program.of(nseql.Back())
+
+
+async def test_replay_captures_a_page_once_its_fetches_have_answered(
+    browser: Browser, site: FixtureServer
+) -> None:
+    # The page draws its catalogue by XHR, then a book's details by fetch(), once loaded:
+    # the replay shows it as the crawl stored it, not with its "Loading…" placeholder.
+    result = await replay_in_browser(browser, f"navigate {site.url('/lab/spa/')}\n", timeout=10)
+    assert result.ok and lab.SPA_SUMMARY in result.html and "<li>Solaris</li>" in result.html
+    assert "Loading the catalogue…</p>" not in result.html and ">Loading details…<" not in result.html
