@@ -48,7 +48,8 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
     from playwright.async_api import async_playwright
 
     from deepbot.browser import chromium_args, find_chromium
-    from deepbot.browser.pool import _IMAGES_OFF, FETCHES_JS
+    from deepbot.browser.fetches import install as count_fetches
+    from deepbot.browser.pool import _IMAGES_OFF
     from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, harvest_args
 
     limit = load_bench_module("peers/limit")
@@ -66,7 +67,7 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
             page = await limit.new_page(browser)
             cdp = await page.context.new_cdp_session(page) if variant == "goto+cdp" else None
             if variant.startswith("goto+harvest"):  # the harvest waits on its count of fetches
-                await page.context.add_init_script(script=FETCHES_JS)
+                await count_fetches(page.context)
             while not queue.empty():
                 await page.goto(queue.get_nowait(), wait_until="load")
                 if variant == "goto+sleep":

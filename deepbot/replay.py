@@ -20,8 +20,7 @@ from playwright.async_api import Browser, Page, Response, ViewportSize, async_pl
 from playwright.async_api import Error as PlaywrightError
 
 import nseql
-from deepbot.browser import launch_chromium
-from deepbot.browser.pool import FETCHES_JS
+from deepbot.browser import fetches, launch_chromium
 from deepbot.content.extract import main_text, page_text
 from deepbot.content.fingerprint import SHINGLE_WORDS, similarity
 from deepbot.errors import BrowserError, ReplayError
@@ -33,12 +32,6 @@ SIMILARITY_THRESHOLD = 0.9
 FINGERPRINT = f"Jaccard of {SHINGLE_WORDS}-word shingles of the main text"
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}  # fixed, so screenshots of one page compare
 LOAD_GRACE_S = 5.0  # at most this long for `load` after each navigation (never-settling pages)
-# The page is captured as the crawl read it: once the fetch/XHR it still awaits have
-# answered (counted in the page by the crawl's init script), at most this long.
-FETCH_WAIT_S = 2.0
-_FETCHES_SETTLED_JS = (
-    "([quiet, ms]) => window.__deepbotNet ? window.__deepbotNet.settle(0, quiet, ms, false) : true"
-)
 
 
 class ReplayStepError(ReplayError):
@@ -105,7 +98,7 @@ async def replay_in_browser(
     steps = load_program(program)
     try:
         context = await browser.new_context(viewport=VIEWPORT)
-        await context.add_init_script(script=FETCHES_JS)
+        await fetches.install(context)
     except PlaywrightError as exc:
         raise BrowserError(f"could not open a browser context: {exc.message}") from exc
     try:
@@ -124,8 +117,9 @@ async def replay_in_browser(
                 load_timeout_ms=min(timeout, LOAD_GRACE_S) * 1000,
             )
             steps_run, status = ran.steps_run, await _shown_status(page, ran.response)
+            # Captured as the crawl read it: once the fetches it still awaits have answered.
             with contextlib.suppress(PlaywrightError):  # the page moved on meanwhile: capture it as it is
-                await page.evaluate(_FETCHES_SETTLED_JS, [50, min(timeout, FETCH_WAIT_S) * 1000])
+                await fetches.settled(page, limit_ms=min(timeout * 1000, fetches.FETCH_WAIT_MS))
         except nseql.StepError as exc:
             error, steps_run = ReplayStepError.from_step(exc), exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)

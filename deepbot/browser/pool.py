@@ -13,11 +13,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from importlib import resources
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from deepbot.browser import fetches
 from deepbot.browser.blocking import block_media
 from deepbot.browser.launch import launch_chromium
 from deepbot.errors import BrowserCrashedError
@@ -27,9 +27,6 @@ log = logging.getLogger("deepbot.browser")
 
 # Images the crawler never needs: Blink does not even request them.
 _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
-# Counts each document's fetch/XHR still unanswered, in the page (see fetches.js): visit()
-# waits on it, with no request listener in Python.
-FETCHES_JS = resources.files("deepbot.browser").joinpath("fetches.js").read_text("utf-8")
 
 
 @dataclass(frozen=True)
@@ -142,7 +139,7 @@ class BrowserPool:
             )
             context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
             context.set_default_timeout(self.settings.navigation_timeout_ms)
-            await context.add_init_script(script=FETCHES_JS)
+            await fetches.install(context)  # visit() waits on the page's own count of its fetches
             page = await context.new_page()
             if self.settings.block_media:
                 await block_media(context, page)  # not route(): that pauses every request

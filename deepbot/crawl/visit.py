@@ -18,6 +18,7 @@ from playwright.async_api import Page, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
+from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error
 from deepbot.browser.pool import Slot
 from deepbot.errors import BrowserError, FormError
@@ -41,8 +42,8 @@ class VisitOptions(_Frozen):
     quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
     # Any page: fetch/XHR still unanswered when it has loaded (a shell that fetches its
     # content) are waited for this long at most, then the DOM to stay still fetch_quiet_ms.
-    fetch_wait_ms: int = 2_000
-    fetch_quiet_ms: int = 50
+    fetch_wait_ms: int = fetches.FETCH_WAIT_MS
+    fetch_quiet_ms: int = fetches.FETCH_QUIET_MS
 
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
@@ -188,11 +189,6 @@ class _Action:
             self.since = time.time() * 1000
 
 
-_SETTLE_JS = """([since, quiet, ms]) => window.__deepbotNet
-  ? window.__deepbotNet.settle(since, quiet, ms, true)
-  : new Promise((resolve) => setTimeout(resolve, quiet, true))"""
-
-
 async def _settle_in_place(page: Page, since: float, options: VisitOptions) -> bool:
     """Wait, bounded, until the fetches made since the action are answered and the DOM is still.
 
@@ -201,7 +197,8 @@ async def _settle_in_place(page: Page, since: float, options: VisitOptions) -> b
     placeholder. Not "network idle": only fetch/XHR the page started, and a bound.
     """
     try:
-        return bool(await page.evaluate(_SETTLE_JS, [since, options.quiet_ms, options.settle_timeout_ms]))
+        return await fetches.settled(page, since=since, quiet_ms=options.quiet_ms,
+                                     limit_ms=options.settle_timeout_ms, always=True)
     except PlaywrightError:
         return True  # a navigation replaced the document: the harvest waits for the new one's fetches
 
