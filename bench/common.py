@@ -145,7 +145,10 @@ class _Sampler(threading.Thread):
         # Asked again now and then: a forked child shows its parent's command line until it execs.
         if proc.pid not in self._roles or tick % 10 == 0:
             with contextlib.suppress(psutil.Error):
-                self._roles[proc.pid] = process_role(proc.cmdline())
+                # A process that has exited and awaits its reaping shows an empty command
+                # line: keep the role it ran as (a recycled context's renderer is still one).
+                if cmdline := proc.cmdline():
+                    self._roles[proc.pid] = process_role(cmdline)
         return self._roles.setdefault(proc.pid, "other")
 
     def run(self) -> None:

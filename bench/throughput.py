@@ -109,9 +109,14 @@ CONTESTANTS: dict[str, Contestant] = {
                        *_peer_args(s), "--abort", MEDIA_URL.pattern],
             venv="scrapy", peer=True),
         Contestant(
-            "limit-bfs", "bare Playwright BFS: the limit loop plus one evaluate per page for its links",
+            "limit-bfs", "bare Playwright BFS: the limit loop plus one evaluate for the links of each page"
+            " it expands (depth < 4)",
             lambda s: [sys.executable, str(PEERS / "limit.py"), "--seed", s.seed, "--depth", str(DEPTH),
                        "--concurrency", str(s.concurrency)]),
+        Contestant(
+            "limit-read", "the limit loop reading every page as DeepBot does (harvest, cookie snapshot)",
+            lambda s: [sys.executable, str(PEERS / "limit.py"), "--urls", str(s.urls_file),
+                       "--concurrency", str(s.concurrency), "--read"]),
     )
 }
 DEFAULT_ORDER = ("limit", "deepbot", "crawlee", "scrapy-playwright")
@@ -315,7 +320,7 @@ def chart(summaries: Sequence[Summary], path: Path, title: str) -> None:
     concs = sorted({s.concurrency for s in summaries})
     by_key = {(s.contestant, s.concurrency): s for s in summaries}
     colors = {"limit": "#888888", "deepbot": "#1f77b4", "crawlee": "#ff7f0e", "scrapy-playwright": "#2ca02c",
-              "limit-bfs": "#bbbbbb"}
+              "limit-bfs": "#bbbbbb", "limit-read": "#555555"}
     fig, (ax_rate, ax_mem) = plt.subplots(1, 2, figsize=(12, 4.8))
     width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):

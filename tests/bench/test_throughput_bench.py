@@ -246,6 +246,29 @@ def test_reading_rejects_an_unknown_variant() -> None:
     assert done.returncode == 2 and "unknown variant(s) teleport" in done.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_limit_read_reads_every_page_the_limit_only_loads(bench_site: ModuleType, tmp_path: Path) -> None:
+    site = bench_site.build_site(12)
+    with bench_site.SiteServer(site) as server:
+        urls = tmp_path / "urls.txt"
+        urls.write_text("\n".join(server.page_urls()) + "\n")
+        reports = {}
+        for flags in ([], ["--read"]):
+            server.reset()
+            done = subprocess.run(
+                [sys.executable, str(BENCH / "peers" / "limit.py"), "--urls", str(urls), "--concurrency", "2",
+                 *flags], capture_output=True, text=True, timeout=100, check=False)
+            assert done.returncode == 0, done.stderr[-2000:]
+            reports[bool(flags)] = json.loads(done.stdout.splitlines()[-1])
+            assert server.counts().distinct_pages == 12  # both loaded every page
+    assert reports[False]["pages"] == reports[True]["pages"] == 12
+    assert reports[False]["read_chars"] == 0
+    # The harvest of each page holds its DOM (the bench pages are 20 KB or more) and its text.
+    assert reports[True]["read_chars"] > 12 * 20 * 1024
+
+
 def test_process_roles_name_chromiums_processes() -> None:
     sys.path.insert(0, str(BENCH))
     try:
@@ -263,3 +286,32 @@ def test_process_roles_name_chromiums_processes() -> None:
     # The driver's path holds "python" too (.venv/lib/python3.11/site-packages/…): its name decides.
     assert process_role(["/x/lib/python3.11/site-packages/playwright/driver/node", "cli.js"]) == "node"
     assert process_role([]) == "other"
+
+
+def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from common import _Sampler
+    finally:
+        sys.path.remove(str(BENCH))
+
+    class Exiting:
+        """A renderer being torn down: Linux gives an empty /proc/PID/cmdline once the
+        process has released its memory, before it is a zombie (psutil returns [])."""
+
+        pid = 4242
+
+        def __init__(self) -> None:
+            self.cmdline_now = ["/usr/lib/chromium/chromium", "--type=renderer"]
+
+        def cmdline(self) -> list[str]:
+            return self.cmdline_now
+
+    sampler = _Sampler()
+    proc = Exiting()
+    assert sampler._role(proc, tick=1) == "renderer"  # type: ignore[arg-type]
+    proc.cmdline_now = []
+    # Asked again on every 10th sample: its CPU must stay with the role it ran as.
+    assert sampler._role(proc, tick=10) == "renderer"  # type: ignore[arg-type]
+    sampler._cpu[proc.pid] = 1.5
+    assert sampler.cpu_by_role() == {"renderer": 1.5}
