@@ -6,7 +6,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from collections import deque
 from html.parser import HTMLParser
@@ -117,12 +116,10 @@ def test_server_counts_page_gets_and_allows_robots(bench_site: ModuleType) -> No
 def test_quick_run_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
     pytest.importorskip("matplotlib", reason="bench requirements: pip install -r bench/requirements.txt")
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, str(BENCH / "throughput.py"), "--quick", "--pages", "20", "--assets", "3",
          "--only", "limit,deepbot", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=170, check=False)
-    elapsed = time.monotonic() - started
+        capture_output=True, text=True, timeout=170, check=False)  # ~30 s on an idle 2-core machine
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     data = json.loads((tmp_path / "throughput-quick.json").read_text())
     rows = {row["contestant"]: row for row in data["summary"]}
@@ -140,7 +137,6 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     assert sum(run["cpu_s_by_role"].values()) == pytest.approx(run["cpu_s"], rel=0.35)  # sampled vs rusage
     assert (tmp_path / "throughput-quick.png").stat().st_size > 10_000
     assert "| limit | 2 |" in done.stdout and "By process role" in done.stdout
-    assert elapsed < 120, f"the quick run took {elapsed:.0f} s (about 30 s on an idle 2-core machine)"
 
 
 @pytest.mark.slow
