@@ -48,7 +48,6 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
     from playwright.async_api import async_playwright
 
     from deepbot.browser import chromium_args, find_chromium
-    from deepbot.browser.fetches import install as count_fetches
     from deepbot.browser.pool import _IMAGES_OFF
     from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, harvest_args
 
@@ -64,10 +63,9 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
 
         async def worker() -> None:
             nonlocal read
-            page = await limit.new_page(browser)
+            # The harvest waits on the fetch count that the limit's reading contexts install.
+            page = await limit.new_page(browser, read=variant.startswith("goto+harvest"))
             cdp = await page.context.new_cdp_session(page) if variant == "goto+cdp" else None
-            if variant.startswith("goto+harvest"):  # the harvest waits on its count of fetches
-                await count_fetches(page.context)
             while not queue.empty():
                 await page.goto(queue.get_nowait(), wait_until="load")
                 if variant == "goto+sleep":
