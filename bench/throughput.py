@@ -181,6 +181,12 @@ class Summary:
     statuses: list[str] = field(default_factory=list)
     cpu_ms_per_page_by_role: dict[str, float] = field(default_factory=dict)
     peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # medians over the runs
+    # Each round's ratio to limit-read (the loop reading what DeepBot reads), when it ran.
+    ratios_vs_read: list[float] = field(default_factory=list)
+
+    @property
+    def ratio_vs_read(self) -> float | None:
+        return statistics.median(self.ratios_vs_read) if self.ratios_vs_read else None
 
 
 def _tail(path: Path, lines: int = 3) -> str:
@@ -234,16 +240,23 @@ def run_one(contestant: Contestant, server: Any, setup_base: RunSetup, round_no:
     )
 
 
+def _round_ratios(runs: Sequence[RunResult], base: dict[tuple[int, int], float]) -> list[float]:
+    """Each run's pages/s over the baseline's in the same round (finished baseline runs only)."""
+    return [r.pages_per_s / base[key] for r in runs if base.get(key := (r.concurrency, r.round))]
+
+
 def summarize(results: list[RunResult]) -> list[Summary]:
-    limit = {(r.concurrency, r.round): r.pages_per_s for r in results if r.contestant == "limit" and r.ok}
+    def rates_of(name: str) -> dict[tuple[int, int], float]:
+        return {(r.concurrency, r.round): r.pages_per_s for r in results if r.contestant == name and r.ok}
+
+    limit, read = rates_of("limit"), rates_of("limit-read")
     groups: dict[tuple[str, int], list[RunResult]] = {}
     for r in results:
         groups.setdefault((r.contestant, r.concurrency), []).append(r)
     out = []
     for (name, conc), runs in groups.items():
         rates = [r.pages_per_s for r in runs]
-        ratios = [r.pages_per_s / limit[(conc, r.round)] for r in runs
-                  if name != "limit" and limit.get((conc, r.round))]
+        ratios = _round_ratios(runs, limit) if name != "limit" else []
         fetched = sum(r.pages for r in runs)
         out.append(Summary(
             contestant=name, concurrency=conc, runs=len(runs),
@@ -258,6 +271,8 @@ def summarize(results: list[RunResult]) -> list[Summary]:
             cpu_ms_per_page_by_role=_by_role(runs, fetched),
             peak_pss_mb_by_role={role: statistics.median(_fold(r.peak_pss_mb_by_role)[role] for r in runs)
                                  for role in ROLES},
+            ratios_vs_read=[round(x, 3) for x in _round_ratios(runs, read)]
+            if not name.startswith("limit") else [],
         ))
     order = {name: i for i, name in enumerate(CONTESTANTS)}
     return sorted(out, key=lambda s: (s.concurrency, order.get(s.contestant, 99)))
@@ -307,6 +322,12 @@ def table(summaries: Sequence[Summary]) -> str:
             f"| {s.contestant} | {s.concurrency} | {s.pages_per_s:.2f} [{s.pages_per_s_min:.2f}–"
             f"{s.pages_per_s_max:.2f}] | {ratio} | {s.cpu_s:.0f} | {per_page} | {s.peak_rss_mb:.0f} "
             f"| {s.peak_pss_mb:.0f} | {pages}/{s.total} | {finished} |")
+    against_read = [s for s in summaries if s.ratio_vs_read is not None]
+    if against_read:
+        lines.append("\n× limit-read, the loop that reads each page as DeepBot does (median of the rounds; "
+                     "each round):")
+        lines.extend(f"- {s.contestant} at {s.concurrency}: {s.ratio_vs_read:.2f} "
+                     f"({', '.join(f'{x:.2f}' for x in s.ratios_vs_read)})" for s in against_read)
     return "\n".join(lines)
 
 
@@ -517,7 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "peer_time_limit": args.peer_time_limit,
                      "depth": DEPTH},
         "not_run": broken,
-        "summary": [asdict(s) for s in summaries],
+        "summary": [{**asdict(s), "ratio_vs_read": s.ratio_vs_read} for s in summaries],
         "runs": [{**asdict(r), "pages_per_s": round(r.pages_per_s, 3)} for r in results],
         "table_markdown": report,
         "roles_table_markdown": roles,

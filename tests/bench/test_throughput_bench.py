@@ -311,3 +311,31 @@ def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
     assert sampler._role(proc, tick=10) == "renderer"  # type: ignore[arg-type]
     sampler._cpu[proc.pid] = 1.5
     assert sampler.cpu_by_role() == {"renderer": 1.5}
+
+
+def test_summary_takes_each_round_ratio_to_the_limit_and_to_limit_read() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from common import load_bench_module
+    finally:
+        sys.path.remove(str(BENCH))
+    throughput = load_bench_module("throughput")
+
+    def run(name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
+        return throughput.RunResult(
+            contestant=name, concurrency=4, round=round_no, wall_s=wall_s, cpu_s=1.0, peak_rss_mb=1.0,
+            peak_pss_mb=1.0, peak_processes=3, pages=pages, total=100, page_gets=pages, other_requests={},
+            returncode=0, timed_out=False, time_limit_s=60.0)
+
+    results = [run("limit", 1, 10), run("limit-read", 1, 12.5), run("deepbot", 1, 20),
+               run("limit", 2, 5), run("limit-read", 2, 10), run("deepbot", 2, 8),
+               # A limit-read run that did not finish is no baseline: round 3 has no ratio to it.
+               run("limit", 3, 10), run("limit-read", 3, 60, pages=40), run("deepbot", 3, 10)]
+    rows = {s.contestant: s for s in throughput.summarize(results)}
+    deepbot = rows["deepbot"]
+    assert deepbot.ratios_vs_read == [0.625, 1.25]  # (100/20)/(100/12.5), (100/8)/(100/10)
+    assert deepbot.ratio_vs_read == pytest.approx(0.9375)
+    assert deepbot.ratio_vs_limit == pytest.approx(0.625)  # median of 0.5, 0.625 and 1.0
+    assert rows["limit-read"].ratios_vs_read == [] and rows["limit"].ratio_vs_read is None
+    text = throughput.table(list(rows.values()))
+    assert "× limit-read" in text and "- deepbot at 4: 0.94 (0.62, 1.25)" in text
