@@ -11,6 +11,8 @@
 imported by its submodules' names, e.g. ``from deepbot.crawl.engine import Crawler``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from deepbot.api import CrawlIterator, crawl
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
@@ -24,9 +26,12 @@ from deepbot.errors import (
     ReplayError,
     StoreError,
 )
-from deepbot.forms import FormAnalysis, PageAnalysis, analyze_extracted, analyze_form, analyze_page
+from deepbot.forms.models import FormAnalysis, PageAnalysis
 from deepbot.replay import DocumentReplay, replay_document
 from deepbot.routes import Document, Route, SessionState, Via
+
+if TYPE_CHECKING:
+    from deepbot.forms.analyzer import analyze_extracted, analyze_form, analyze_page
 
 __all__ = [
     "Attribute",
@@ -56,3 +61,14 @@ __all__ = [
     "replay_document",
 ]
 __version__ = "0.1.0"
+
+_ANALYZER = frozenset({"analyze_extracted", "analyze_form", "analyze_page"})
+
+
+def __getattr__(name: str) -> Any:
+    # The Form Analyzer loads numpy and shapely: only when it is asked for (deepbot.forms).
+    if name in _ANALYZER:
+        from deepbot import forms
+
+        return getattr(forms, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.domain import Domain
-from deepbot.forms.analyzer import analyze_page
-from deepbot.forms.fill import fill_steps
-from deepbot.forms.submit import submit_candidates
 from deepbot.routes import Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, steps_text
 
@@ -55,6 +52,11 @@ class FormQueries:
         # already used; analysing it again would only resubmit the same queries.
         if snap is None or page is None or not snap.forms or route.domain is not None or not self.domains:
             return
+        # Here, not at the top: the analyzer's numpy and shapely load only for a crawl with a domain.
+        from deepbot.forms.analyzer import analyze_page
+        from deepbot.forms.fill import fill_steps
+        from deepbot.forms.submit import submit_candidates
+
         analysis = await analyze_page(page, self.domains)
         self.counts["forms analysed"] += len(analysis.forms)
         acts_on = page_identity(snap.url, snap.text)
