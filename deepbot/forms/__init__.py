@@ -4,7 +4,7 @@ extract (one page evaluation) → layout (texts ↔ fields) → match (fields �
 SoftTFIDF over Jaro-Winkler) → relevance (Σ confidence × specificity > µ).
 
 The names below load on first use (PEP 562): the analyzer brings numpy and shapely
-(~30 MB and ~0.1 s to import), which a crawl without a domain never needs.
+(~17 MB of a crawl's memory and ~0.1 s to import), which a crawl without a domain never needs.
 """
 
 from __future__ import annotations
