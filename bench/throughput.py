@@ -96,6 +96,15 @@ CONTESTANTS: dict[str, Contestant] = {
             lambda s: [sys.executable, str(PEERS / "limit.py"), "--urls", str(s.urls_file),
                        "--concurrency", str(s.concurrency)]),
         Contestant(
+            "limit-bfs", "bare Playwright BFS: the limit loop plus one evaluate for the links of each page"
+            " it expands (depth < 4)",
+            lambda s: [sys.executable, str(PEERS / "limit.py"), "--seed", s.seed, "--depth", str(DEPTH),
+                       "--concurrency", str(s.concurrency)]),
+        Contestant(
+            "limit-read", "the limit loop reading every page as DeepBot does (harvest, cookie snapshot)",
+            lambda s: [sys.executable, str(PEERS / "limit.py"), "--urls", str(s.urls_file),
+                       "--concurrency", str(s.concurrency), "--read"]),
+        Contestant(
             "deepbot", "python -m deepbot crawl --depth 4 --workers N --per-host-concurrency N",
             lambda s: deepbot_command(s.seed, s.concurrency, s.workdir / "store.sqlite")),
         Contestant(
@@ -108,15 +117,6 @@ CONTESTANTS: dict[str, Contestant] = {
             lambda s: [_python(CONTESTANTS["scrapy-playwright"]), str(PEERS / "scrapy_run.py"),
                        *_peer_args(s), "--abort", MEDIA_URL.pattern],
             venv="scrapy", peer=True),
-        Contestant(
-            "limit-bfs", "bare Playwright BFS: the limit loop plus one evaluate for the links of each page"
-            " it expands (depth < 4)",
-            lambda s: [sys.executable, str(PEERS / "limit.py"), "--seed", s.seed, "--depth", str(DEPTH),
-                       "--concurrency", str(s.concurrency)]),
-        Contestant(
-            "limit-read", "the limit loop reading every page as DeepBot does (harvest, cookie snapshot)",
-            lambda s: [sys.executable, str(PEERS / "limit.py"), "--urls", str(s.urls_file),
-                       "--concurrency", str(s.concurrency), "--read"]),
     )
 }
 DEFAULT_ORDER = ("limit", "deepbot", "crawlee", "scrapy-playwright")
@@ -337,12 +337,22 @@ def chart(summaries: Sequence[Summary], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig = figure(summaries, title)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def figure(summaries: Sequence[Summary], title: str) -> Any:
+    """The chart: pages/s (with each ratio to the limit) and peak memory, side by side."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
     names = [n for n in CONTESTANTS if any(s.contestant == n for s in summaries)]
     concs = sorted({s.concurrency for s in summaries})
     by_key = {(s.contestant, s.concurrency): s for s in summaries}
     colors = {"limit": "#888888", "deepbot": "#1f77b4", "crawlee": "#ff7f0e", "scrapy-playwright": "#2ca02c",
               "limit-bfs": "#bbbbbb", "limit-read": "#555555"}
-    fig, (ax_rate, ax_mem) = plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax_rate, ax_mem) = plt.subplots(1, 2, figsize=(12, 5.2))
     width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):
         for panel, value in ((ax_rate, "rate"), (ax_mem, "mem")):
@@ -366,10 +376,11 @@ def chart(summaries: Sequence[Summary], path: Path, title: str) -> None:
             for bar, hatch in zip(bars, hatches, strict=True):
                 bar.set_hatch(hatch)
             if value == "rate":
-                for x, y, conc in zip(xs, ys, [c for c in concs if (name, c) in by_key], strict=True):
+                mine = [c for c in concs if (name, c) in by_key]
+                for x, top, conc in zip(xs, [y + h for y, h in zip(ys, hi, strict=True)], mine, strict=True):
                     ratio = by_key[(name, conc)].ratio_vs_limit
-                    if name != "limit" and ratio is not None:
-                        panel.annotate(f"{ratio:.2f}×", (x, y), ha="center", va="bottom", fontsize=7,
+                    if name != "limit" and ratio is not None:  # above the error bar, not in it
+                        panel.annotate(f"{ratio:.2f}×", (x, top), ha="center", va="bottom", fontsize=7,
                                        xytext=(0, 3), textcoords="offset points")
     labels = ((ax_rate, "pages/s (median, min–max)"), (ax_mem, "peak PSS of the process tree, MB"))
     for panel, ylabel in labels:
@@ -378,11 +389,14 @@ def chart(summaries: Sequence[Summary], path: Path, title: str) -> None:
         panel.grid(axis="y", alpha=0.3)
     ax_rate.set_title("Throughput (× = ratio to the limit, same round)", fontsize=10)
     ax_mem.set_title("Memory (hatched: did not finish the site)", fontsize=10)
-    ax_rate.legend(fontsize=8, loc="upper right")
+    # One legend below both panels: inside a panel it covers the tallest bars. Plain
+    # swatches, as a contestant's bars are hatched only where it did not finish.
+    handles = [Patch(facecolor=colors.get(n, "#9467bd"), label=n) for n in names]
+    handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="//", label="did not finish"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
 
 
 def environment() -> dict[str, Any]:

@@ -313,19 +313,28 @@ def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
     assert sampler.cpu_by_role() == {"renderer": 1.5}
 
 
-def test_summary_takes_each_round_ratio_to_the_limit_and_to_limit_read() -> None:
+def _throughput() -> ModuleType:
     sys.path.insert(0, str(BENCH))
     try:
         from common import load_bench_module
     finally:
         sys.path.remove(str(BENCH))
-    throughput = load_bench_module("throughput")
+    return load_bench_module("throughput")
+
+
+def _run_result(throughput: ModuleType, name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
+    """One run at 4 workers over a 100-page site, ``pages`` of them fetched in ``wall_s``."""
+    return throughput.RunResult(
+        contestant=name, concurrency=4, round=round_no, wall_s=wall_s, cpu_s=1.0, peak_rss_mb=1.0,
+        peak_pss_mb=1.0, peak_processes=3, pages=pages, total=100, page_gets=pages, other_requests={},
+        returncode=0, timed_out=False, time_limit_s=60.0)
+
+
+def test_summary_takes_each_round_ratio_to_the_limit_and_to_limit_read() -> None:
+    throughput = _throughput()
 
     def run(name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
-        return throughput.RunResult(
-            contestant=name, concurrency=4, round=round_no, wall_s=wall_s, cpu_s=1.0, peak_rss_mb=1.0,
-            peak_pss_mb=1.0, peak_processes=3, pages=pages, total=100, page_gets=pages, other_requests={},
-            returncode=0, timed_out=False, time_limit_s=60.0)
+        return _run_result(throughput, name, round_no, wall_s, pages)
 
     results = [run("limit", 1, 10), run("limit-read", 1, 12.5), run("deepbot", 1, 20),
                run("limit", 2, 5), run("limit-read", 2, 10), run("deepbot", 2, 8),
@@ -339,3 +348,39 @@ def test_summary_takes_each_round_ratio_to_the_limit_and_to_limit_read() -> None
     assert rows["limit-read"].ratios_vs_read == [] and rows["limit"].ratio_vs_read is None
     text = throughput.table(list(rows.values()))
     assert "× limit-read" in text and "- deepbot at 4: 0.94 (0.62, 1.25)" in text
+
+
+def test_chart_puts_the_references_first_and_its_legend_below_the_bars() -> None:
+    pytest.importorskip("matplotlib", reason="bench requirements: pip install -r bench/requirements.txt")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    throughput = _throughput()
+
+    def run(name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
+        return _run_result(throughput, name, round_no, wall_s, pages)
+
+    # Given in the order a run interleaves them; the peer's second round did not finish.
+    results = [run("limit", 1, 10), run("scrapy-playwright", 1, 40), run("deepbot", 1, 20),
+               run("limit-read", 1, 12), run("limit", 2, 10), run("scrapy-playwright", 2, 60, pages=70),
+               run("deepbot", 2, 16), run("limit-read", 2, 12)]
+    summaries = throughput.summarize(results)
+    order = ["limit", "limit-read", "deepbot", "scrapy-playwright"]
+    assert [s.contestant for s in summaries] == order  # references before DeepBot, peers after
+    fig = throughput.figure(summaries, "test")
+    try:
+        rate, memory = fig.axes
+        assert not rate.get_legend() and not memory.get_legend()  # a legend inside covers bars
+        (legend,) = fig.legends
+        assert [t.get_text() for t in legend.get_texts()] == [*order, "did not finish"]
+        handles = legend.legend_handles
+        assert [h.get_hatch() for h in handles[:-1]] == [None] * 4 and handles[-1].get_hatch() == "//"
+        # scrapy-playwright finished one of two rounds: its bar is hatched as not finished.
+        assert rate.patches[-1].get_hatch() == "//"
+        # Each ratio sits above its bar's error bar: deepbot ran at 5 and 6.25 pages/s.
+        deepbot_label = next(t for t in rate.texts if t.get_text() == "0.56×")  # median of 0.5, 0.625
+        assert deepbot_label.xy[1] == pytest.approx(6.25)
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
