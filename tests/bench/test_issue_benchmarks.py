@@ -1,0 +1,80 @@
+"""The analyzer, frontier and form-metrics benchmarks run end to end, each by its one
+command, so that a change to the code they drive cannot break them unnoticed. What they
+measure is not asserted (they are benchmarks); what they count is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deepbot.forms.evaluate import load_truth, truth_associations
+from fixtures.server import STATIC_ROOT
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+FORMS = STATIC_ROOT / "forms"
+
+
+def _bench_json(*argv: str, timeout: float) -> Any:
+    done = subprocess.run([sys.executable, *argv, "--json"], capture_output=True, text=True,
+                          timeout=timeout, check=False, cwd=BENCH.parent)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.timeout(60)
+def test_frontier_bench_drains_every_route_it_pushed(tmp_path: Path) -> None:
+    # The benchmark checks itself as it goes (every push new, every re-push a duplicate,
+    # as many leases and acks as routes, nothing pending at the end); exit 0 says so.
+    rows = _bench_json(str(BENCH / "frontier.py"), "--sizes", "1000,3000", "--dir", str(tmp_path), timeout=50)
+    assert [row["routes"] for row in rows] == [1000, 3000]
+    for row in rows:
+        rates = ("push_per_s", "repush_per_s", "lease_per_s", "ack_per_s", "push_lease_ops_per_s",
+                 "push_lease_ops_per_cpu_s")
+        assert all(row[key] > 0 for key in rates), row
+        assert row["push_us_first"] > 0 and row["push_us_last"] > 0 and row["cpu_us_push"] > 0
+        assert row["file_mb"] > 0
+        assert row["mb_per_million"] == pytest.approx(row["file_mb"] * 1e6 / row["routes"])
+    assert list(tmp_path.iterdir()) == []  # its temporary files are gone
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_analyzer_bench_times_every_labelled_form() -> None:
+    report = _bench_json(str(BENCH / "analyzer.py"), "--repeat", "1", timeout=110)
+    truth = load_truth(FORMS / "truth.json")
+    pages = {row["page"]: row for row in report["pages"]}
+    assert set(pages) == {p.name for p in FORMS.glob("*.html")}
+    for name, row in pages.items():
+        if name in truth:  # every labelled form found on its page, and timed
+            assert row["forms"] == len(truth[name]["forms"]), row
+        # The script's own time is inside the evaluate's round trip, reported apart from Python's.
+        assert 0 < row["in_page_ms_per_form"] <= row["evaluate_ms_per_form"], row
+        assert row["python_ms_per_form"] > 0, row
+    summary = report["summary"]
+    assert summary["pages"] == len(pages) and summary["forms"] == sum(row["forms"] for row in pages.values())
+    assert summary["total_ms_per_form_max"] >= summary["total_ms_per_form_median"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_form_metrics_bench_scores_every_true_association() -> None:
+    report = _bench_json(str(BENCH / "form_metrics.py"), timeout=110)
+    real = truth_associations(load_truth(FORMS / "truth.json"))
+    for kind in ("text_field", "field_attribute", "form_domain"):
+        wanted: dict[str, set[Any]] = getattr(real, kind)
+        by_group = report[kind]
+        assert set(by_group) == {*wanted, "overall"}, kind
+        for group, pairs in wanted.items():  # measured against the whole labelled set
+            assert by_group[group]["real"] == len(pairs), (kind, group)
+        overall = by_group["overall"]
+        assert overall["real"] == sum(len(pairs) for pairs in wanted.values())
+        assert 0 < overall["hits"] <= min(overall["found"], overall["real"])
+        assert overall["precision"] == pytest.approx(overall["hits"] / overall["found"], abs=1e-4)
+        assert overall["recall"] == pytest.approx(overall["hits"] / overall["real"], abs=1e-4)
