@@ -8,6 +8,7 @@ import subprocess
 import sys
 import urllib.request
 from collections import deque
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
@@ -265,12 +266,18 @@ def test_limit_read_reads_every_page_the_limit_only_loads(bench_site: ModuleType
     assert reports[True]["read_chars"] > 12 * 20 * 1024
 
 
-def test_process_roles_name_chromiums_processes() -> None:
+def _common() -> ModuleType:
+    """bench/common.py, imported as the benchmarks import it (bench/ on the path)."""
     sys.path.insert(0, str(BENCH))
     try:
-        from common import process_role
+        import common
     finally:
         sys.path.remove(str(BENCH))
+    return common
+
+
+def test_process_roles_name_chromiums_processes() -> None:
+    process_role = _common().process_role
     shell = "/usr/lib/chromium/chromium-headless-shell"
     assert process_role([shell, "--headless=old", "--remote-debugging-pipe"]) == "browser"
     assert process_role(["/usr/lib/chromium/chromium", "--type=renderer", "--lang=en"]) == "renderer"
@@ -285,11 +292,7 @@ def test_process_roles_name_chromiums_processes() -> None:
 
 
 def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        from common import _Sampler
-    finally:
-        sys.path.remove(str(BENCH))
+    sampler_class = _common()._Sampler
 
     class Exiting:
         """A renderer being torn down: Linux gives an empty /proc/PID/cmdline once the
@@ -303,7 +306,7 @@ def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
         def cmdline(self) -> list[str]:
             return self.cmdline_now
 
-    sampler = _Sampler()
+    sampler = sampler_class()
     proc = Exiting()
     assert sampler._role(proc, tick=1) == "renderer"  # type: ignore[arg-type]
     proc.cmdline_now = []
@@ -314,12 +317,7 @@ def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
 
 
 def _throughput() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    try:
-        from common import load_bench_module
-    finally:
-        sys.path.remove(str(BENCH))
-    return load_bench_module("throughput")
+    return _common().load_bench_module("throughput")
 
 
 def _run_result(throughput: ModuleType, name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
@@ -332,9 +330,7 @@ def _run_result(throughput: ModuleType, name: str, round_no: int, wall_s: float,
 
 def test_summary_takes_each_round_ratio_to_the_limit_and_to_limit_read() -> None:
     throughput = _throughput()
-
-    def run(name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
-        return _run_result(throughput, name, round_no, wall_s, pages)
+    run = partial(_run_result, throughput)
 
     results = [run("limit", 1, 10), run("limit-read", 1, 12.5), run("deepbot", 1, 20),
                run("limit", 2, 5), run("limit-read", 2, 10), run("deepbot", 2, 8),
@@ -356,9 +352,7 @@ def test_chart_puts_the_references_first_and_its_legend_below_the_bars() -> None
 
     matplotlib.use("Agg")
     throughput = _throughput()
-
-    def run(name: str, round_no: int, wall_s: float, pages: int = 100) -> Any:
-        return _run_result(throughput, name, round_no, wall_s, pages)
+    run = partial(_run_result, throughput)
 
     # Given in the order a run interleaves them; the peer's second round did not finish.
     results = [run("limit", 1, 10), run("scrapy-playwright", 1, 40), run("deepbot", 1, 20),
