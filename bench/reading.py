@@ -18,6 +18,8 @@ adds one thing at a time after each load:
 - ``goto+harvest``: DeepBot's own harvest (``deepbot/crawl/harvest.js``, one evaluate,
   with the default options' argument).
 - ``goto+harvest+cookies``: and the cookie snapshot DeepBot takes after every page.
+- ``goto+harvest-cdp``: the harvest through a raw CDP ``Runtime.evaluate`` instead of
+  Playwright's ``evaluate`` (no helper script injected into the page).
 
 Each variant runs in its own process, measured like the throughput benchmark's runs
 (``common.measure``: wall time, CPU of the whole process tree by process role); the
@@ -39,7 +41,8 @@ from typing import Any
 
 from common import become_subreaper, load_bench_module, measure
 
-VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies")
+VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies",
+            "goto+harvest-cdp")
 
 
 async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, Any]:
@@ -65,13 +68,20 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
             nonlocal read
             # The harvest waits on the fetch count that the limit's reading contexts install.
             page = await limit.new_page(browser, read=variant.startswith("goto+harvest"))
-            cdp = await page.context.new_cdp_session(page) if variant == "goto+cdp" else None
+            cdp = await page.context.new_cdp_session(page) if variant.endswith("cdp") else None
+            harvest_call = f"({_HARVEST_JS})({json.dumps(options)})"
             while not queue.empty():
                 await page.goto(queue.get_nowait(), wait_until="load")
                 if variant == "goto+sleep":
                     await asyncio.sleep(0.015)
                 elif variant == "goto+evaluate":
                     read += await page.evaluate("() => 1")
+                elif variant == "goto+harvest-cdp":
+                    assert cdp is not None
+                    answer = await cdp.send("Runtime.evaluate", {
+                        "expression": harvest_call, "awaitPromise": True, "returnByValue": True,
+                        "userGesture": True})
+                    read += len(answer["result"]["value"])
                 elif cdp is not None:
                     answer = await cdp.send("Runtime.evaluate", {"expression": "1", "returnByValue": True})
                     read += answer["result"]["value"]

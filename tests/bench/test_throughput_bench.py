@@ -216,7 +216,7 @@ def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
 @pytest.mark.timeout(150)
 def test_reading_measures_each_variant_against_the_bare_loop() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
-    variants = ["goto", "goto+cdp", "goto+harvest+cookies"]
+    variants = ["goto", "goto+cdp", "goto+harvest+cookies", "goto+harvest-cdp"]
     done = subprocess.run(
         [sys.executable, str(BENCH / "reading.py"), "--pages", "8", "--rounds", "2", "--concurrency", "2",
          "--only", ",".join(variants), "--json"],
