@@ -135,7 +135,7 @@ def _rows(samples: Samples) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=300, help="routes to crawl (default 300)")
-    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--concurrency", type=int, default=1, help="workers (default 1)")
     parser.add_argument("--reference-pages", type=int, default=60, help="pages for the bare reference loop")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)

@@ -338,9 +338,10 @@ class SiteServer:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the throughput benchmark's generated site.")
     parser.add_argument("--serve", action="store_true", help="serve until Ctrl-C")
-    parser.add_argument("--pages", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--pages", type=int, default=1000, help="pages in the site (default 1000)")
+    parser.add_argument("--seed", type=int, default=7,
+                        help="random seed: the same seed builds the same site (default 7)")
+    parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
     parser.add_argument("--assets", type=int, default=0, help="extra scripts and style sheets per page")
     args = parser.parse_args(argv)
     started = time.perf_counter()

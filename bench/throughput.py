@@ -433,7 +433,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--only", help=f"comma-separated contestants (default {','.join(DEFAULT_ORDER)})")
     p.add_argument("--time-limit", type=float,
                    help="seconds per run (default: --time-limit-factor × the limit's time in the same round)")
-    p.add_argument("--time-limit-factor", type=float, default=3.0)
+    p.add_argument("--time-limit-factor", type=float, default=3.0,
+                   help="without --time-limit: a run may take this many times the limit's latest run at "
+                        "its concurrency, at least 60 s (default 3; 30 min before the limit has run)")
     p.add_argument("--peer-time-limit", type=float,
                    help="seconds per run for crawlee and scrapy-playwright only (their rate is measured "
                    "over whatever they fetched in that time; the run is reported unfinished)")
