@@ -69,7 +69,7 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
             # The harvest waits on the fetch count that the limit's reading contexts install.
             page = await limit.new_page(browser, read=variant.startswith("goto+harvest"))
             cdp = await page.context.new_cdp_session(page) if variant.endswith("cdp") else None
-            harvest_call = f"({_HARVEST_JS})({json.dumps(options)})"
+            harvest_call = f"({_HARVEST_JS})({json.dumps(options)})"  # the evaluate's function, applied
             while not queue.empty():
                 await page.goto(queue.get_nowait(), wait_until="load")
                 if variant == "goto+sleep":
@@ -82,7 +82,8 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
                         "expression": harvest_call, "awaitPromise": True, "returnByValue": True,
                         "userGesture": True})
                     read += len(answer["result"]["value"])
-                elif cdp is not None:
+                elif variant == "goto+cdp":
+                    assert cdp is not None
                     answer = await cdp.send("Runtime.evaluate", {"expression": "1", "returnByValue": True})
                     read += answer["result"]["value"]
                 elif variant.startswith("goto+harvest"):
