@@ -87,6 +87,14 @@ async (opts) => {
   }
   collect();  // and what came a tick later
 
+  // 2. Frames and iframes: what they show is a document of its own (an old site's
+  // navigation frame, a results iframe), reached through its src and no anchor.
+  for (const f of document.querySelectorAll("frame[src], iframe[src]")) {
+    if (/^https?:/i.test(f.src)) {
+      out.links.push({ url: f.src, text: (f.title || f.name || "").trim().slice(0, 200), nofollow: false });
+    }
+  }
+
   // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
   for (const el of document.querySelectorAll("[onclick]")) {
     if (out.scripts.length >= opts.maxScripts) break;

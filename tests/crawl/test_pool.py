@@ -120,6 +120,22 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
     assert snapshot.title == "DeepBot Lab"
 
 
+@pytest.mark.parametrize(("path", "expected"), [
+    # A frameset has no anchors of its own: its frames' documents are its links; a data: frame is not.
+    ("/lab/frames/", {"/lab/frames/nav": "Navigation", "/lab/frames/welcome": "main"}),
+    # Iframes, lazy ones too, named by their title; the srcdoc one has no document to reach.
+    ("/lab/embed/", {"/lab/embed/hours": "Opening hours", lab.OFFSITE_URL: "Map"}),
+])
+async def test_frames_and_iframes_are_links_to_their_documents(
+        site: FixtureServer, path: str, expected: dict[str, str]) -> None:
+    url = site.url(path)
+    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+    found = {link.url: link.text for link in snapshot.links if link.url != site.url("/lab/")}
+    assert found == {(k if "://" in k else site.url(k)): v for k, v in expected.items()}
+
+
 @pytest.mark.parametrize(("path", "final", "status"), [
     ("/lab/redirect/start", "/lab/redirect/end", 200),  # HTTP redirects, seen by goto
     ("/lab/redirect/by-script", "/lab/redirect/gone", 410),  # the page's own, after goto
