@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
@@ -156,9 +157,23 @@ def doc_id(route_key: str) -> str:
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+# Session ids that servers write into URLs for clients without cookies (Java servlets,
+# PHP, classic ASP, ColdFusion). DeepBot carries the session in its cookies, so they only
+# make one page look like many, and go stale in a stored program.
+_PATH_SESSION = re.compile(r";jsessionid=[^/?#;]*", re.I)
+_QUERY_SESSION = frozenset({"jsessionid", "phpsessid", "cfid", "cftoken"})
+_HEX32 = re.compile(r"[0-9a-f]{32}", re.I)
+
+
+def _is_session_param(name: str, value: str) -> bool:
+    name = name.lower()
+    return (name in _QUERY_SESSION or name.startswith("aspsessionid")
+            or (name == "sid" and _HEX32.fullmatch(value) is not None))  # a bare "sid" may be anything
+
+
 @lru_cache(maxsize=16_384)  # a site's menus repeat the same links on every page
 def canonical_url(url: str) -> str:
-    """Lower-case scheme and host, drop default port and fragment, sort the query."""
+    """Lower-case scheme and host, drop default port, fragment and session ids, sort the query."""
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
@@ -167,8 +182,9 @@ def canonical_url(url: str) -> str:
         netloc = f"{host}:{parts.port}"
     if parts.username:
         netloc = f"{parts.username}@{netloc}"
-    query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
-    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+    pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_session_param(k, v)]
+    path = _PATH_SESSION.sub("", parts.path) if ";" in parts.path else parts.path
+    return urlunsplit((scheme, netloc, path or "/", urlencode(sorted(pairs)), ""))
 
 
 def route_key(via: Via, url: str, parent: str | None = None, action: str = "") -> str:

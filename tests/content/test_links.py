@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepbot.content.links import Scope, link_route, obtain_links
-from deepbot.routes import Route, Via, route_key
+from deepbot.routes import Route, Via, canonical_url, route_key
 from deepbot.sequences import navigate_step
 
 SEED = "http://shop.test/"
@@ -28,6 +28,21 @@ def test_one_route_per_canonical_url_and_never_the_parent() -> None:
     # Each child is exactly what link_route builds for it.
     assert got.routes[0] == link_route(_parent(), "http://shop.test/a?y=2&x=1", None)
     assert all(r.depth == 1 and r.parent == _parent().key for r in got.routes)
+
+
+def test_session_ids_in_urls_are_not_part_of_a_page_address() -> None:
+    sid = "0123456789abcdef0123456789ABCDEF"
+    same = [f"http://shop.test/cat/books.jsp;jsessionid={sid}.node1?page=2",
+            f"http://shop.test/cat/books.jsp?PHPSESSID={sid}&page=2",
+            "http://shop.test/cat/books.jsp?page=2&ASPSESSIONIDQQGGQGPA=KJHDFGLKJHDF&CFID=123&CFTOKEN=456",
+            f"http://shop.test/cat/books.jsp?sid={sid}&page=2",
+            "http://shop.test/cat/books.jsp?page=2"]
+    assert {canonical_url(url) for url in same} == {"http://shop.test/cat/books.jsp?page=2"}
+    got = obtain_links(_parent(), SEED, _links(*same), [], None, Scope.build([SEED]), max_depth=3)
+    assert [r.url for r in got.routes] == ["http://shop.test/cat/books.jsp?page=2"]
+    # What only looks alike stays: a short "sid" (a section id), other path parameters.
+    kept = ["http://shop.test/list?sid=7", "http://shop.test/item;type=a", "http://shop.test/jsessionid/x"]
+    assert [canonical_url(url) for url in kept] == kept
 
 
 def test_known_routes_are_left_out_and_the_rest_unchanged() -> None:
