@@ -42,8 +42,19 @@ from nseql.model import (
 from nseql.navigation import Mark, NavigationTracker, wait_for_load_state
 from nseql.translate import Failed, is_closed, is_context_lost, translate
 
-_ARM = """() => {
+# Armed before every action. Besides watching for a navigation, it brings into this tab
+# what a form or link would open in another window or frame (target=_blank, a named
+# popup, a frame of a frameset the page is no longer in): a person sees it in the new
+# tab; a run reads this one. Targets already in the page are rewritten (page scripts may
+# call form.submit()), later ones as they are submitted or clicked.
+_ARM = r"""() => {
   const key = Symbol.for('nseql.navigation');
+  const sameTab = (el) => {
+    for (const attr of ['target', 'formtarget']) {
+      const value = (el.getAttribute && el.getAttribute(attr) || '').trim().toLowerCase();
+      if (value && !['_self', '_top', '_parent'].includes(value)) el.setAttribute(attr, '_self');
+    }
+  };
   let state = window[key];
   if (!state) {
     state = window[key] = { event: null };
@@ -52,15 +63,28 @@ _ARM = """() => {
         if (!e.destination.sameDocument) state.event = e;
       });
     }
+    addEventListener('submit', (e) => { sameTab(e.target); if (e.submitter) sameTab(e.submitter); }, true);
+    addEventListener('click', (e) => {
+      const link = e.target instanceof Element && e.target.closest('a[href], area[href]');
+      if (!link) return;
+      sameTab(link);
+      state.scriptLink = /^\s*javascript:/i.test(link.getAttribute('href'));
+    }, true);
   }
+  state.scriptLink = false;
+  const targeted = 'form[target], a[target], area[target], base[target], [formtarget]';
+  document.querySelectorAll(targeted).forEach(sameTab);
   state.event = null;
 }"""
 
-# One task later every handler the action ran has had its chance to navigate.
-_PROBE = """() => new Promise((resolve) => setTimeout(() => {
+# One task later every handler the action ran has had its chance to navigate. A
+# javascript: link runs its script in a task of its own, queued after the click: that
+# takes one more (measured: one task missed it every time, two never did).
+_PROBE = """() => new Promise((resolve) => {
   const state = window[Symbol.for('nseql.navigation')];
-  resolve(Boolean(state && state.event && !state.event.defaultPrevented));
-}, 0))"""
+  const check = () => resolve(Boolean(state && state.event && !state.event.defaultPrevented));
+  setTimeout(() => (state && state.scriptLink ? setTimeout(check, 0) : check()), 0);
+})"""
 
 # form.submit is shadowed when the form has a control named "submit"; call the prototype's.
 _SUBMIT = """(el) => {

@@ -377,8 +377,11 @@ async def test_browser_script_anchor_submits_books_finder(browser: Browser, site
     await page.goto(site.url("/books/search/finder"))
     assert await page.locator("form[name=finder] input[type=submit], form[name=finder] button").count() == 0
     await page.fill("input[name=t]", "java")
-    async with page.expect_navigation():
+    async with page.expect_popup() as popup_info:  # the form's target: a window named "results"
         await page.click("a[href='javascript:doSearch()']")
+    page = await popup_info.value
+    await page.wait_for_load_state()
+    assert await page.evaluate("window.name") == "results"
     expected = _expected_pages("books", "finder", {"title": "java"})
     assert urlsplit(page.url).path == "/books/find"
     for number, links in enumerate(expected, start=1):
@@ -434,8 +437,11 @@ async def test_browser_image_input_with_radio_format(browser: Browser, site: Fix
     await page.goto(site.url("/music/search/finder"))
     await page.fill("input[name=al]", "blue")
     await page.check("input[name=media][value=vinyl]")
-    async with page.expect_navigation():
+    async with page.expect_popup() as popup_info:  # target=_blank: a new window
         await page.click("form[name=finder] input[type=image]")
+    assert urlsplit(page.url).path == "/music/search/finder"
+    page = await popup_info.value
+    await page.wait_for_load_state()
     assert "go.x=" in page.url
     expected = _expected_pages("music", "finder", {"album": "blue", "format": "vinyl"})
     assert await _detail_links(page) == expected[0]

@@ -271,6 +271,21 @@ async def test_a_click_whose_navigation_brings_no_page_leaves_it(page: Page, sit
         assert result.response is not None and result.response.url == edges
 
 
+@pytest.mark.parametrize(("start", "steps", "lands_on"), [
+    # A form that opens its results in a new window, submitted by an image button.
+    ("/music/search/finder", "fill 'input[name=ar]' \"Miles\"\nclick 'input[name=go]'\n", "/music/find"),
+    # A form sent by page script (form.submit(), no submit event) into a popup named "results".
+    ("/books/search/finder", "fill 'input[name=t]' \"java\"\nclick 'a.btn'\n", "/books/find"),
+    # A link of a frame page, shown alone, that targets a frame of its frameset.
+    ("/lab/frames/nav", "click 'text=Catalogue'\n", "/lab/frames/catalog"),
+])
+async def test_what_would_open_in_another_window_opens_in_this_tab(
+        page: Page, site: FixtureServer, start: str, steps: str, lands_on: str) -> None:
+    result = await run(parse(f"navigate {site.url(start)}\n{steps}"), page, **FAST)
+    assert result.final_url.split("?")[0] == site.url(lands_on) and result.status == 200
+    assert page.context.pages == [page]  # no popup: the results are where the run reads
+
+
 async def test_a_click_to_a_dead_server_is_a_navigation_error(page: Page, site: FixtureServer) -> None:
     with socket.socket() as probe:  # a loopback port that was free a moment ago
         probe.bind(("127.0.0.1", 0))
