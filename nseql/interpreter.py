@@ -46,7 +46,9 @@ from nseql.translate import Failed, is_closed, is_context_lost, translate
 # what a form or link would open in another window or frame (target=_blank, a named
 # popup, a frame of a frameset the page is no longer in): a person sees it in the new
 # tab; a run reads this one. Targets already in the page are rewritten (page scripts may
-# call form.submit()), later ones as they are submitted or clicked.
+# call form.submit()), later ones as they are submitted or clicked. A window.open(url)
+# that a popup blocker would let through (the page has a user's activation: the action
+# caused it) navigates this tab to that URL instead; others (ads on a timer) open as usual.
 _ARM = r"""() => {
   const key = Symbol.for('nseql.navigation');
   const sameTab = (el) => {
@@ -63,6 +65,15 @@ _ARM = r"""() => {
         if (!e.destination.sameDocument) state.event = e;
       });
     }
+    const open = window.open;
+    window.open = function (url, ...rest) {
+      const href = url == null ? '' : String(url).trim();
+      if (href && !/^(javascript|about|data|blob):/i.test(href) && navigator.userActivation?.isActive) {
+        location.assign(new URL(href, document.baseURI).href);
+        return window;  // what callers use it for (focus(), a truthiness check) still works
+      }
+      return open.call(this, url, ...rest);
+    };
     addEventListener('submit', (e) => { sameTab(e.target); if (e.submitter) sameTab(e.submitter); }, true);
     addEventListener('click', (e) => {
       const link = e.target instanceof Element && e.target.closest('a[href], area[href]');

@@ -141,6 +141,10 @@ class BrowserPool:
             context.set_default_timeout(self.settings.navigation_timeout_ms)
             await fetches.install(context)  # visit() waits on the page's own count of its fetches
             page = await context.new_page()
+            # From here on, any other page is a popup the page opened by itself (an ad on
+            # load, a timer): left open it would run on in the context until it is recycled.
+            # (What a route's action opens comes to the route's own tab: nseql.)
+            context.on("page", _close_popup)
             if self.settings.block_media:
                 await block_media(context, page)  # not route(): that pauses every request
             # No request or response listener stays on the page: with one, Playwright sends
@@ -182,6 +186,12 @@ class BrowserPool:
             raise
         finally:
             await self.release(slot)
+
+
+async def _close_popup(page: Page) -> None:
+    log.debug("closing a popup the page opened: %s", page.url)
+    with contextlib.suppress(PlaywrightError):
+        await page.close()
 
 
 async def _quietly_close(context: BrowserContext) -> None:

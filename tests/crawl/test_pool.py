@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
@@ -134,6 +136,19 @@ async def test_frames_and_iframes_are_links_to_their_documents(
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     found = {link.url: link.text for link in snapshot.links if link.url != site.url("/lab/")}
     assert found == {(k if "://" in k else site.url(k)): v for k, v in expected.items()}
+
+
+async def test_a_popup_the_page_opens_by_itself_is_closed(site: FixtureServer) -> None:
+    url = site.url("/lab/popups/")
+    route = Route(key="popups", url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+        for _ in range(100):  # the offer opens a task after load; its page is closed as it comes
+            if site.hits_for(lab.POPUP_AD) and slot.context.pages == [slot.page]:
+                break
+            await asyncio.sleep(0.05)
+        assert site.hits_for(lab.POPUP_AD) >= 1 and slot.context.pages == [slot.page]
+    assert snapshot.url == url and "Item three" in snapshot.text
 
 
 @pytest.mark.parametrize(("path", "final", "status"), [

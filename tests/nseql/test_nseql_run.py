@@ -8,6 +8,7 @@ import socket
 import time
 from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.async_api import Page
@@ -18,7 +19,7 @@ except ImportError:  # pragma: no cover - upstream's module name
     from playwright._impl._connection import Connection  # type: ignore[no-redef]
 
 from fixtures.server import FixtureServer
-from fixtures.sites.lab import SESSION_TOKEN
+from fixtures.sites.lab import POPUP_AD, SESSION_TOKEN
 from nseql import Failure, StepError, parse, run
 from nseql.navigation import NavigationTracker
 
@@ -284,6 +285,28 @@ async def test_what_would_open_in_another_window_opens_in_this_tab(
     result = await run(parse(f"navigate {site.url(start)}\n{steps}"), page, **FAST)
     assert result.final_url.split("?")[0] == site.url(lands_on) and result.status == 200
     assert page.context.pages == [page]  # no popup: the results are where the run reads
+
+
+@pytest.mark.parametrize(("link", "item"), [
+    ("text=Item one", 1),  # a javascript: link to a helper that calls window.open
+    ("text=Item two", 2),  # window.open in the onclick of a "#" link
+    ("span.more", 3),  # the helper in the onclick of a span
+])
+async def test_a_window_the_action_opens_comes_to_this_tab(
+        page: Page, site: FixtureServer, link: str, item: int) -> None:
+    popups = []
+    page.context.on("page", lambda popup: popups.append(popup))
+    result = await run(parse(f"navigate {site.url('/lab/popups/')}\nclick '{link}'\n"), page, **FAST)
+    assert (result.final_url, result.status) == (site.url(f"/lab/popups/item-{item}"), 200)
+    assert "Shown in its own window" in await page.inner_text("body")
+    # The page's own popup (an offer, opened on load with no action) still opens; nothing else.
+    for _ in range(100):
+        if popups:
+            break
+        await asyncio.sleep(0.05)
+    for popup in popups:
+        await popup.wait_for_load_state("domcontentloaded")
+    assert [urlsplit(p.url).path for p in popups] == [POPUP_AD]
 
 
 async def test_a_click_to_a_dead_server_is_a_navigation_error(page: Page, site: FixtureServer) -> None:
