@@ -75,7 +75,8 @@ def _parse(html: str) -> _Element:
     deep: deeper elements give their content to the ancestor at that depth.
     """
     root = _Element("#root", {})
-    top = LexborHTMLParser(html).root
+    parsers = [LexborHTMLParser(html)]  # and one per shadow root; alive while their nodes are walked
+    top = parsers[0].root
     if top is None:
         return root
     # (node, the element its content goes to, depth): node's next sibling is pushed back
@@ -90,8 +91,12 @@ def _parse(html: str) -> _Element:
         if tag == "-text":
             parent.children.append(node.text_content or "")
             continue
-        if not tag or tag[0] in "-!#_" or tag in _INVISIBLE:
-            continue  # comments, doctype; elements never shown
+        if not tag or tag[0] in "-!#_":
+            continue  # comments, doctype
+        if tag in _INVISIBLE:  # elements never shown, but for a web component's shadow root
+            if tag == "template" and "shadowrootmode" in node.attributes:
+                stack.append((_shadow_root(node, parsers), parent, depth))
+            continue
         attrs = node.attributes  # values may be None (a bare attribute)
         if _hidden(attrs):
             continue
@@ -102,6 +107,17 @@ def _parse(html: str) -> _Element:
         parent.children.append(el)
         stack.append((node.child, el, depth + 1))
     return root
+
+
+def _shadow_root(template: LexborNode, parsers: list[LexborHTMLParser]) -> LexborNode | None:
+    """The first node of a declarative shadow root (``<template shadowrootmode>``, as the
+    crawler serializes open shadow roots): what the browser shows inside its host, ahead
+    of the host's own (slotted) children. Lexbor keeps a template's content out of the
+    tree, so it is parsed on its own."""
+    markup = template.html or ""
+    inner = markup[markup.find(">") + 1 : markup.rfind("</template>")]
+    parsers.append(parser := LexborHTMLParser(inner))
+    return parser.body.child if parser.body is not None else None
 
 
 def _hidden(attrs: dict[str, str | None]) -> bool:

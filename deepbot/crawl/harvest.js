@@ -33,23 +33,41 @@ async (opts) => {
                           el.getAttribute("title") || el.getAttribute("alt") || "").trim()
                           .replace(/\s+/g, " ").slice(0, 200));
 
+  // Open shadow roots (web components): their links and text are the page's too, though
+  // document-wide queries, innerText and outerHTML do not go inside them.
+  const shadowRoots = [];
+  const findRoots = (root) => {  // a TreeWalker: ~6× cheaper than querySelectorAll("*") here
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      if (el.shadowRoot) {
+        shadowRoots.push(el.shadowRoot);
+        findRoots(el.shadowRoot);
+      }
+    }
+  };
+  findRoots(document);
+
   // Anchors: real URLs become link routes; script-driven ones become click routes.
   // Collected more than once (a menu may close again as soon as the page breathes,
   // e.g. when a real pointer left over from the previous route fires mouseleave).
   const seen = new Set();
   const seenScript = new Set();
   const collect = () => {
-    for (const a of document.querySelectorAll("a, area")) {
-      if (seen.has(a)) continue;
-      seen.add(a);
-      const raw = (a.getAttribute("href") || "").trim();
-      const hasClick = a.hasAttribute("onclick");
-      if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
-        if (a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
-        seenScript.add(a);
-        out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
-      } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
-        out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
+    for (const root of [document, ...shadowRoots]) {
+      const inShadow = root !== document;
+      for (const a of root.querySelectorAll("a, area")) {
+        if (seen.has(a)) continue;
+        seen.add(a);
+        const raw = (a.getAttribute("href") || "").trim();
+        const hasClick = a.hasAttribute("onclick");
+        if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
+          // A path inside a shadow root names no one element of the page: links only there.
+          if (inShadow || a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
+          seenScript.add(a);
+          out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
+        } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
+          out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
+        }
       }
     }
   };
@@ -123,6 +141,17 @@ async (opts) => {
   }
   out.text = document.body ? document.body.innerText : "";
   out.html = document.documentElement ? document.documentElement.outerHTML : "";
+  if (shadowRoots.length) {
+    // Shown text only: a hidden element's innerText is its whole textContent (styles too).
+    const shown = shadowRoots.flatMap((root) => [...root.children])
+      .filter((el) => el.checkVisibility()).map((el) => el.innerText.trim()).filter(Boolean);
+    if (shown.length) out.text += "\n" + shown.join("\n");
+    if (document.documentElement.getHTML) {  // shadow roots serialized as <template shadowrootmode>
+      const root = document.documentElement;
+      const attrs = [...root.attributes].map((a) => ` ${a.name}="${a.value.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"`);
+      out.html = `<html${attrs.join("")}>${root.getHTML({ shadowRoots })}</html>`;
+    }
+  }
   // One JSON string, not a tree of values: Playwright checks and converts a returned
   // object node by node in Python, and a page's links make thousands of nodes.
   // Old libraries (Prototype.js) patch toJSON and break JSON.stringify: then return the

@@ -103,6 +103,20 @@ def test_unbounded_nesting_is_flattened_not_a_recursion_error() -> None:
     assert main_text(html) == "Deep text."
 
 
+def test_shadow_roots_serialized_as_declarative_templates_are_shown_text() -> None:
+    """How the crawler stores a page built from web components (open shadow roots as
+    ``<template shadowrootmode>``): their text is the page's; their styles are not, nor is
+    an ordinary template's content."""
+    html = ('<body><site-nav><template shadowrootmode="open"><style>nav { x: y }</style>'
+            '<nav><a href="/b">Books</a></nav></template><a href="/s">Slotted</a></site-nav>'
+            '<main><book-card><template shadowrootmode="open"><style>p { x: y }</style>'
+            "<article><p>Shadow paragraph.</p><note-x><template shadowrootmode=\"open\">"
+            "<p>Nested shadow sentence.</p></template></note-x></article></template></book-card>"
+            "<template><p>Never shown.</p></template></main></body>")
+    assert page_text(html) == "Books\nSlotted\nShadow paragraph.\nNested shadow sentence."
+    assert main_text(html) == "Shadow paragraph.\nNested shadow sentence."
+
+
 def test_empty_main_content_falls_back_to_empty() -> None:
     assert main_text("<body><nav><a href='/'>Home</a></nav></body>") == ""
 

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.content.extract import main_text
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import Route, SessionState, Via, page_identity
 from deepbot.sequences import append_steps, click_step, navigate_step
@@ -14,6 +15,10 @@ from fixtures.server import FixtureServer
 from fixtures.sites import lab
 
 pytestmark = pytest.mark.browser
+
+
+def _link(key: str, url: str) -> Route:
+    return Route(key=key, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
 
 
 async def _page_state(slot, url: str) -> tuple[str, str | None, str | None]:
@@ -113,7 +118,7 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
     """Old sites load Prototype.js, whose Array#toJSON makes JSON.stringify return arrays as
     strings; the harvest must still bring back the page's links as links."""
     url = site.url("/lab/")
-    route = Route(key="proto", url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    route = _link("proto", url)
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         await slot.context.add_init_script(
             "Array.prototype.toJSON = function () { return '[' + this.map(String).join(',') + ']'; };")
@@ -131,16 +136,29 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
 async def test_frames_and_iframes_are_links_to_their_documents(
         site: FixtureServer, path: str, expected: dict[str, str]) -> None:
     url = site.url(path)
-    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    route = _link(path, url)
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     found = {link.url: link.text for link in snapshot.links if link.url != site.url("/lab/")}
     assert found == {(k if "://" in k else site.url(k)): v for k, v in expected.items()}
 
 
+async def test_web_components_shadow_roots_are_read(site: FixtureServer) -> None:
+    url = site.url("/lab/components/")
+    route = _link("components", url)
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(route, SessionState(), slot, VisitOptions())
+    assert site.url("/lab/components/catalogue") in {link.url for link in snapshot.links}
+    assert lab.SHADOW_SENTENCE in snapshot.text and "Light DOM note" in snapshot.text
+    assert "border:" not in snapshot.text  # a shadow root's styles are not text
+    # Stored with its shadow roots, as declarative shadow DOM: the main text finds the card.
+    assert snapshot.html.count('<template shadowrootmode="open">') == 2
+    assert lab.SHADOW_SENTENCE in main_text(snapshot.html)
+
+
 async def test_a_popup_the_page_opens_by_itself_is_closed(site: FixtureServer) -> None:
     url = site.url("/lab/popups/")
-    route = Route(key="popups", url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    route = _link("popups", url)
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
         for _ in range(100):  # the offer opens a task after load; its page is closed as it comes
@@ -158,7 +176,7 @@ async def test_a_popup_the_page_opens_by_itself_is_closed(site: FixtureServer) -
 async def test_the_snapshot_describes_the_document_the_page_ended_on(
         site: FixtureServer, path: str, final: str, status: int) -> None:
     url = site.url(path)
-    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    route = _link(path, url)
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     assert (snapshot.url, snapshot.status) == (site.url(final), status)
@@ -174,7 +192,7 @@ async def test_a_url_the_browser_downloads_is_fetched_in_the_routes_session(
     """An attachment is a download in any Chromium, and so is a PDF in the headless shell
     (it has no viewer): the route's snapshot still holds the file's bytes."""
     url = site.url(path)
-    route = Route(key=path, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+    route = _link(path, url)
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     assert snapshot.body == body
