@@ -88,7 +88,8 @@ class Link(_Frozen):
 class ScriptElement(_Frozen):
     selector: str
     text: str = ""
-    kind: str = "anchor"
+    kind: str = "anchor"  # the element; "select" for an option of a jump menu
+    option: str | None = None  # a jump menu's option value: the route chooses it, not a click
 
 
 class PageSnapshot(_Frozen):

@@ -13,6 +13,10 @@ def click_step(selector: str) -> str:
     return nseql.dump(nseql.Program.of(nseql.Click(selector)))
 
 
+def select_step(selector: str, value: str) -> str:
+    return nseql.dump(nseql.Program.of(nseql.Select(selector, option=value, by="value")))
+
+
 def steps_text(*steps: nseql.Step) -> str:
     return nseql.dump(nseql.Program(tuple(steps)))
 

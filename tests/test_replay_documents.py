@@ -82,7 +82,7 @@ def test_other_url_and_text_is_a_different_page() -> None:
 
 # -- replay by id in real Chromium --------------------------------------------------------
 
-LAB_SLICE = (r"/lab/$", r"/lab/(js|session)/")
+LAB_SLICE = (r"/lab/$", r"/lab/(js|session|jump|popups)/")
 BOOKS_SLICE = (r"/books/search/advanced$", r"/books/results")
 
 
@@ -152,6 +152,19 @@ def test_replay_script_anchor_document(crawled: Crawled, tmp_path: Path,
     assert_reached(doc, code, out, err)
     assert "title: Target A" in out.splitlines()
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and f"screenshot: {shot}" in out
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "verb"), [
+    ("/lab/jump/history", "select"),  # an option of a jump menu
+    ("/lab/popups/item-2", "click"),  # opened in a popup window when it was crawled
+])
+def test_replay_jump_menu_and_popup_documents(crawled: Crawled, capsys: pytest.CaptureFixture[str],
+                                              path: str, verb: str) -> None:
+    doc = crawled.one(Via.SCRIPT, path)
+    assert doc.nseql.splitlines()[-1].startswith(verb + " ")
+    assert_reached(doc, *replay(crawled, doc.id, capsys))
 
 
 @pytest.mark.browser

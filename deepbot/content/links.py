@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from deepbot.content.postprocess import ProcessContext
-from deepbot.routes import Route, Via, canonical_url, page_identity, route_key
-from deepbot.sequences import append_steps, click_step, navigate_step
+from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, route_key
+from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
 
 @dataclass(frozen=True)
@@ -94,13 +94,18 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
                  domain=parent.domain, query=parent.query, form_url=parent.form_url)
 
 
-def click_route(parent: Route, page: str, page_url: str, selector: str, *, via: Via = Via.SCRIPT) -> Route:
-    """A route that replays ``parent`` then clicks ``selector`` on its page.
+def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
+                 via: Via = Via.SCRIPT) -> Route:
+    """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
+    chooses its option (a jump menu).
 
-    ``page`` is the page_identity() of that page: the same click on the same page
+    ``page`` is the page_identity() of that page: the same action on the same page
     reached twice is one route.
     """
-    action = click_step(selector)
+    if script.option is None:
+        action = click_step(script.selector)
+    else:
+        action = select_step(script.selector, script.option)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
         key=route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
@@ -111,9 +116,9 @@ def click_route(parent: Route, page: str, page_url: str, selector: str, *, via: 
 
 
 def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
-                 scripts: Iterable[tuple[str, str]], session: str | None, scope: Scope, *, max_depth: int,
+                 scripts: Iterable[ScriptElement], session: str | None, scope: Scope, *, max_depth: int,
                  page: str = "", known: Container[str] = frozenset()) -> ObtainedLinks:
-    """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` (selector, text).
+    """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
     pagination become ``via=NEXT`` routes. Routes whose key is ``known`` (already in
@@ -140,12 +145,12 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         seen.add(key)
         out.routes.append(_link_route(parent, url, key, session, via))
     if scope.decide(page_url).keep:
-        for selector, text in scripts:
-            via = Via.NEXT if in_results and is_pager(text) else Via.SCRIPT
+        for script in scripts:
+            via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
                 continue
-            child = click_route(parent, page or page_identity(page_url, ""), page_url, selector, via=via)
+            child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via)
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
@@ -172,8 +177,7 @@ class ObtainLinks:
         links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
         # The page's identity (a hash of all its text) names click routes only.
         page = page_identity(snap.url, snap.text) if snap.scripts else ""
-        scripts = [(s.selector, s.text) for s in snap.scripts]
-        obtained = obtain_links(ctx.route, snap.url, links, scripts, ctx.session, self.scope,
+        obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count

@@ -121,7 +121,21 @@ async (opts) => {
     out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName });
   }
 
-  // 4. Session parts the cookie jar does not hold.
+  // 4. Jump menus: a <select> whose change handler navigates (old sites' section and
+  // page pickers). Each option is a route that chooses it. Not in a form with a text
+  // field: there a change handler serves a search form, which the Form Analyzer fills.
+  for (const menu of document.querySelectorAll("select[onchange]")) {
+    const form = menu.form;
+    if (form && form.querySelector("input:not([type]), input[type=text], input[type=search], textarea")) continue;
+    for (const option of menu.options) {
+      if (out.scripts.length >= opts.maxScripts) break;
+      if (option.disabled || option.selected || !option.value || option.value === "#") continue;
+      out.scripts.push({ selector: cssPath(menu), text: option.text.trim().replace(/\s+/g, " ").slice(0, 200),
+                         kind: "select", option: option.value });
+    }
+  }
+
+  // 5. Session parts the cookie jar does not hold.
   try { out.storage = Object.keys(localStorage).map((k) => ({ name: k, value: localStorage.getItem(k) })); } catch (e) {}
   out.origins = [...new Set([location.origin, ...[...document.querySelectorAll("iframe")]
     .map((f) => { try { return new URL(f.src, location.href).origin; } catch (e) { return ""; } })

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepbot.content.links import Scope, link_route, obtain_links
-from deepbot.routes import Route, Via, canonical_url, route_key
+from deepbot.routes import Route, ScriptElement, Via, canonical_url, route_key
 from deepbot.sequences import navigate_step
 
 SEED = "http://shop.test/"
@@ -57,7 +57,18 @@ def test_known_routes_are_left_out_and_the_rest_unchanged() -> None:
 
 def test_depth_limit_is_counted_before_anything_is_built() -> None:
     links = _links("http://shop.test/a", "http://shop.test/b")
-    got = obtain_links(_parent(depth=3), SEED, links, [("#more", "More")], None, Scope.build([SEED]),
-                       max_depth=3)
+    more = ScriptElement(selector="#more", text="More")
+    got = obtain_links(_parent(depth=3), SEED, links, [more], None, Scope.build([SEED]), max_depth=3)
     assert got.routes == []
     assert got.skipped == {"depth": 3}
+
+
+def test_a_jump_menu_option_is_a_route_that_chooses_it() -> None:
+    menu = [ScriptElement(selector="#jump", text=name, kind="select", option=value)
+            for name, value in (("Fiction", "/fiction"), ("History", "/history"))]
+    more = ScriptElement(selector="#more", text="More")
+    got = obtain_links(_parent(), SEED, [], [*menu, more], None, Scope.build([SEED]), max_depth=3, page="p1")
+    assert [r.steps.splitlines()[-1] for r in got.routes] == [
+        'select "#jump" value "/fiction"', 'select "#jump" value "/history"', 'click "#more"']
+    assert len({r.key for r in got.routes}) == 3 and {r.via for r in got.routes} == {Via.SCRIPT}
+    assert all(r.program.startswith(f"navigate {SEED}\n") for r in got.routes)  # replayable from scratch

@@ -39,6 +39,8 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
     assert by_path["/lab/frames/nav"].via is Via.LINK and by_path["/lab/frames/nav"].depth == 2
     assert "Framed Book" in by_path["/lab/frames/catalog"].text
     assert lab.SHADOW_SENTENCE in by_path["/lab/components/"].text  # the main text, from a shadow root
+    assert by_path["/lab/jump/history"].nseql.splitlines()[-1].startswith("select ")  # a jump menu's option
+    assert lab_site.hits_for("/lab/jump/closed") == 0  # its disabled option is not a route
     assert by_path["/lab/js/target-a"].via is Via.SCRIPT
     assert lab.PDF_SENTENCE in by_path["/lab/doc.pdf"].text
     assert "Members area" in by_path["/lab/session/secret"].title
