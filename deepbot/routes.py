@@ -174,7 +174,11 @@ def _is_session_param(name: str, value: str) -> bool:
 
 @lru_cache(maxsize=16_384)  # a site's menus repeat the same links on every page
 def canonical_url(url: str) -> str:
-    """Lower-case scheme and host, drop default port, fragment and session ids, sort the query."""
+    """Lower-case scheme and host, drop default port, fragment and session ids, sort the query.
+
+    A fragment that is a single-page app's route (``#/books/1``, ``#!/authors``: hash
+    routing) is kept: it names a view of its own, which loading the URL shows.
+    """
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
@@ -185,7 +189,8 @@ def canonical_url(url: str) -> str:
         netloc = f"{parts.username}@{netloc}"
     pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_session_param(k, v)]
     path = _PATH_SESSION.sub("", parts.path) if ";" in parts.path else parts.path
-    return urlunsplit((scheme, netloc, path or "/", urlencode(sorted(pairs)), ""))
+    fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""
+    return urlunsplit((scheme, netloc, path or "/", urlencode(sorted(pairs)), fragment))
 
 
 def route_key(via: Via, url: str, parent: str | None = None, action: str = "") -> str:

@@ -82,7 +82,7 @@ def test_other_url_and_text_is_a_different_page() -> None:
 
 # -- replay by id in real Chromium --------------------------------------------------------
 
-LAB_SLICE = (r"/lab/$", r"/lab/(js|session|jump|popups)/")
+LAB_SLICE = (r"/lab/$", r"/lab/(js|session|jump|popups|hashapp)/")
 BOOKS_SLICE = (r"/books/search/advanced$", r"/books/results")
 
 
@@ -164,6 +164,14 @@ def test_replay_jump_menu_and_popup_documents(crawled: Crawled, capsys: pytest.C
                                               path: str, verb: str) -> None:
     doc = crawled.one(Via.SCRIPT, path)
     assert doc.nseql.splitlines()[-1].startswith(verb + " ")
+    assert_reached(doc, *replay(crawled, doc.id, capsys))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_replay_hash_routed_view_document(crawled: Crawled, capsys: pytest.CaptureFixture[str]) -> None:
+    [doc] = [d for d in crawled.documents if d.final_url.endswith("/lab/hashapp/#/books")]
+    assert doc.nseql == f"navigate {doc.final_url}\n"  # the view's URL is the whole path to it
     assert_reached(doc, *replay(crawled, doc.id, capsys))
 
 

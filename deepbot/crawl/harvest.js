@@ -60,7 +60,9 @@ async (opts) => {
         seen.add(a);
         const raw = (a.getAttribute("href") || "").trim();
         const hasClick = a.hasAttribute("onclick");
-        if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
+        if (/^#!?\//.test(raw) && /^https?:/i.test(a.href)) {  // a hash-routed app's view: its URL shows it
+          out.links.push({ url: a.href, text: label(a), nofollow: false });
+        } else if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
           // A path inside a shadow root names no one element of the page: links only there.
           if (inShadow || a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
           seenScript.add(a);

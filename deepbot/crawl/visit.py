@@ -76,9 +76,11 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             if not slot.clears_on_leave or _same_document(page.url, route.url):
                 with contextlib.suppress(PlaywrightError):
                     await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
-            if slot.acted:
+            if slot.acted or _same_document(page.url, route.url):
                 # A click may have armed a timer ("a moment later" navigations): left alive, it
                 # could navigate this tab away from the next route's page. A new document ends it.
+                # So does going to another view of the app shown (#/route): it would only be a
+                # hash change, not the fresh load in the route's session the route is.
                 await _blank(page)
         slot.acted = route.acts_on is not None or bool(route.submit)
         slot.clears_on_leave = False

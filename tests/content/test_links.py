@@ -40,6 +40,10 @@ def test_session_ids_in_urls_are_not_part_of_a_page_address() -> None:
     assert {canonical_url(url) for url in same} == {"http://shop.test/cat/books.jsp?page=2"}
     got = obtain_links(_parent(), SEED, _links(*same), [], None, Scope.build([SEED]), max_depth=3)
     assert [r.url for r in got.routes] == ["http://shop.test/cat/books.jsp?page=2"]
+    # A hash-routed app's view keeps its fragment (loading the URL shows it); an anchor does not.
+    assert canonical_url("http://shop.test/app/?b=2&a=1#/books/1") == "http://shop.test/app/?a=1&b=2#/books/1"
+    assert canonical_url("http://shop.test/app/#!/authors") == "http://shop.test/app/#!/authors"
+    assert canonical_url("http://shop.test/app/#reviews") == "http://shop.test/app/"
     # What only looks alike stays: a short "sid" (a section id), other path parameters.
     kept = ["http://shop.test/list?sid=7", "http://shop.test/item;type=a", "http://shop.test/jsessionid/x"]
     assert [canonical_url(url) for url in kept] == kept

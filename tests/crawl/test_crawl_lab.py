@@ -41,6 +41,11 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
     assert lab.SHADOW_SENTENCE in by_path["/lab/components/"].text  # the main text, from a shadow root
     assert by_path["/lab/jump/history"].nseql.splitlines()[-1].startswith("select ")  # a jump menu's option
     assert lab_site.hits_for("/lab/jump/closed") == 0  # its disabled option is not a route
+    # A hash-routed app: each view is a document at its own URL, with what only it shows.
+    app = [(urlsplit(d.final_url), d) for d in streamed]
+    views = {"#" + url.fragment: d for url, d in app if url.path == "/lab/hashapp/" and url.fragment}
+    for fragment, title in lab.HASH_VIEWS.items():
+        assert title in views[fragment].text and views[fragment].via is Via.LINK
     assert by_path["/lab/js/target-a"].via is Via.SCRIPT
     assert lab.PDF_SENTENCE in by_path["/lab/doc.pdf"].text
     assert "Members area" in by_path["/lab/session/secret"].title
