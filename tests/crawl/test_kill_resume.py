@@ -44,7 +44,8 @@ def _route_states(store: Path) -> Counter[int]:
 
 
 def _page_hits(site: FixtureServer) -> Counter[str]:
-    pages = set(lab.EXPECTED_PAGES)
+    # Not the frames' documents: they load with the page that frames them, whatever its route.
+    pages = set(lab.EXPECTED_PAGES - lab.IN_FRAMES)
     return Counter(p.split("?")[0] for _, p in site.hits if p.split("?")[0] in pages)
 
 
@@ -81,7 +82,10 @@ def test_sigkill_many_times_then_resume_equals_uninterrupted_crawl(tmp_path: Pat
     assert _documents(store) == baseline_docs
     states = _route_states(store)
     assert states.get(0, 0) == 0 and states.get(1, 0) == 0  # nothing queued or leased is left behind
-    # Refetches are bounded by what was in flight at each kill (at most WORKERS routes).
+    # Refetches are bounded by what was in flight at each kill: at most WORKERS routes, each
+    # loading at most two of the lab's pages (a click or a jump-menu route: its page, then
+    # the target). A resume that ran done routes again would refetch every page each time.
     duplicate_fetches = sum(max(0, hits[p] - baseline_hits[p]) for p in hits)
-    print(f"kills={kills} duplicate_fetches={duplicate_fetches} bound={kills * WORKERS}")
-    assert duplicate_fetches <= kills * WORKERS
+    bound = kills * WORKERS * 2
+    print(f"kills={kills} duplicate_fetches={duplicate_fetches} bound={bound}")
+    assert duplicate_fetches <= bound
