@@ -107,12 +107,23 @@ async (opts) => {
   }
   collect();  // and what came a tick later
 
-  // 2. Frames and iframes: what they show is a document of its own (an old site's
-  // navigation frame, a results iframe), reached through its src and no anchor.
+  // 2. Documents the page leads to without an anchor. Frames and iframes: what they show
+  // is a document of its own (an old site's navigation frame, a results iframe).
   for (const f of document.querySelectorAll("frame[src], iframe[src]")) {
     if (/^https?:/i.test(f.src)) {
       out.links.push({ url: f.src, text: (f.title || f.name || "").trim().slice(0, 200), nofollow: false });
     }
+  }
+  // A delayed meta refresh ("this page has moved; you will be redirected in 5 seconds"),
+  // which fires after the page has been read.
+  for (const meta of document.querySelectorAll("meta[http-equiv]")) {
+    if (meta.httpEquiv.trim().toLowerCase() !== "refresh") continue;
+    const rest = /^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?(.*)$/i.exec(meta.content)[1].trim();
+    const target = rest.replace(/^(['"])(.*)\1$/, "$2");  // URL='…' as often as URL=…
+    try {
+      const url = target && new URL(target, document.baseURI).href;
+      if (url && /^https?:/i.test(url)) out.links.push({ url, text: "meta refresh", nofollow: false });
+    } catch (e) {}  // not a URL: nothing to follow
   }
 
   // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.

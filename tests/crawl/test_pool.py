@@ -132,8 +132,10 @@ async def test_harvest_survives_a_page_that_breaks_json_stringify(site: FixtureS
     ("/lab/frames/", {"/lab/frames/nav": "Navigation", "/lab/frames/welcome": "main"}),
     # Iframes, lazy ones too, named by their title; the srcdoc one has no document to reach.
     ("/lab/embed/", {"/lab/embed/hours": "Opening hours", lab.OFFSITE_URL: "Map"}),
+    # A meta refresh that would fire after the page has been read.
+    ("/lab/moved", {"/lab/moved-here": "meta refresh"}),
 ])
-async def test_frames_and_iframes_are_links_to_their_documents(
+async def test_frames_iframes_and_a_meta_refresh_are_links_to_their_documents(
         site: FixtureServer, path: str, expected: dict[str, str]) -> None:
     url = site.url(path)
     route = _link(path, url)
