@@ -125,6 +125,7 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
     return {
         "form_index": form.form_index,
         "selector": form.selector,
+        "virtual": form.virtual,
         "action": form.action,
         "method": form.method,
         "box": form.box.model_dump(),
@@ -168,7 +169,10 @@ def report(analysis: PageAnalysis) -> str:
     lines = [f"{analysis.url}  ({len(analysis.forms)} form{'s' if len(analysis.forms) != 1 else ''})"]
     for form in analysis.forms:
         lines.append("")
-        lines.append(f"form {form.form_index}  {form.method.upper()} {form.action}  [{form.selector}]")
+        if form.virtual:  # no <form>: nothing is sent to an action, a script reads the fields
+            lines.append(f"form {form.form_index}  no <form>: controls in [{form.selector}]")
+        else:
+            lines.append(f"form {form.form_index}  {form.method.upper()} {form.action}  [{form.selector}]")
         width = max((len(f.name) for f in form.fields), default=4)
         for f in form.fields:
             texts = " | ".join(f.texts) or "-"

@@ -153,7 +153,10 @@ async (opts) => {
   out.origins = [...new Set([location.origin, ...[...document.querySelectorAll("iframe")]
     .map((f) => { try { return new URL(f.src, location.href).origin; } catch (e) { return ""; } })
     .filter((o) => o && o !== "null")])];
-  out.forms = document.forms.length;
+  // A text field outside every form counts as one more: an app's search panel without
+  // a <form> (the Form Analyzer groups such fields into virtual forms).
+  out.forms = document.forms.length + ([...document.querySelectorAll(
+    "input:not([type]), input[type=text], input[type=search], textarea")].some((el) => !el.form) ? 1 : 0);
   // The document shown, as the browser loaded it: the crawler's own record of responses
   // misses a navigation the page made by itself (a script's redirect, a meta refresh).
   const nav = performance.getEntriesByType("navigation")[0];

@@ -73,6 +73,7 @@ def analyze_form(
     return FormAnalysis(
         form_index=form.index,
         selector=form.selector,
+        virtual=form.virtual,
         action=form.action,
         method=form.method,
         box=form.box,

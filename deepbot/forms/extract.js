@@ -80,11 +80,48 @@
   // aria-referenced elements of form controls (wherever they are). A subtree far from
   // all of these is skipped whole: a long page costs little more than a short one.
   const formsArr = Array.from(document.forms);
+  // ---- controls outside every form. An app's search panel is often plain <div>s with a
+  // button (or only Enter) that runs a script. Each such control belongs to its nearest
+  // ancestor that also holds a button outside every form (the whole body when none
+  // does); a group is a form of its own ("virtual") when it has a text field: a select
+  // alone outside a form is a jump menu or a sort order, not a search.
+  const BUTTONISH = 'button,input[type=submit],input[type=button],input[type=image],[role=button]';
+  const outside = (el) => !el.form && !el.closest('form');
+  const looseButtons = Array.from(document.querySelectorAll(BUTTONISH)).filter(outside);
+  const holdsButton = new Map();
+  const hasButton = (c) => {
+    let v = holdsButton.get(c);
+    if (v === undefined) { v = looseButtons.some((b) => c.contains(b) && shown(b)); holdsButton.set(c, v); }
+    return v;
+  };
+  const groups = new Map();
+  const body = document.body || document.documentElement;
+  for (const el of document.querySelectorAll('input,select,textarea')) {
+    if (!outside(el) || ['hidden', 'submit', 'button', 'image', 'reset', 'file']
+      .includes((el.getAttribute('type') || '').toLowerCase())) continue;
+    let c = el.parentElement;
+    while (c && c !== body && !hasButton(c)) c = c.parentElement;
+    c = c || body;
+    if (!groups.has(c)) groups.set(c, []);
+    groups.get(c).push(el);
+  }
+  const TEXTY = new Set(['text', 'search', 'email', 'number', 'tel', 'url', '']);
+  const virtuals = Array.from(groups.entries()).filter(([, els]) => els.some((el) => shown(el) && (
+    el.localName === 'textarea' || (el.localName === 'input' && TEXTY.has((el.getAttribute('type') || '').toLowerCase())))))
+    .slice(0, options && options.maxVirtual ? options.maxVirtual : 20)
+    .map(([container, els]) => {
+      const buttons = looseButtons.filter((b) => container.contains(b));
+      const controls = els.concat(buttons)
+        .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+      return {container, controls};
+    });
+  const hosts = formsArr.map((form) => ({el: form, controls: Array.from(form.elements)}))
+    .concat(virtuals.map((v) => ({el: v.container, controls: v.controls})));
   const nearBoxes = [];
   const boundEls = new Set();
-  for (const form of formsArr) {
+  for (const {el: form, controls} of hosts) {
     let b = null;
-    for (const el of form.elements) {
+    for (const el of controls) {
       if (el.type === 'hidden') continue;
       for (const l of el.labels || []) boundEls.add(l);
       for (const attr of ['aria-labelledby', 'aria-describedby']) {
@@ -101,7 +138,7 @@
       width: b.width + 2 * marginEm[0] * em, height: b.height + 2 * marginEm[1] * em});
   }
   const farAway = (el) => {
-    if (el.closest('form') || formsArr.some((f) => el.contains(f))) return false;
+    if (el.closest('form') || hosts.some((h) => el.contains(h.el))) return false;
     for (const b of boundEls) if (el.contains(b) || b.contains(el)) return false;
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) return false; // display: contents, or an empty box
@@ -195,14 +232,14 @@
     'datetime-local', 'password', '']);
   const boundRuns = new Set();
   const forms = [];
-  formsArr.forEach((form, fi) => {
-    const fxp = formXp(form, fi);
+  const containerXp = (el) => {
+    if (el === document.body) return '/html/body';
+    if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
+    return positional(el, '', null);
+  };
+  const readForm = (form, fi, fxp, controls, virtual) => {
     const fields = [], submits = [];
     let controlsBox = null;
-    // form.elements leaves out <input type=image> (HTML spec), yet it submits the form.
-    const images = Array.from(document.querySelectorAll('input[type=image]')).filter((el) => el.form === form);
-    const controls = Array.from(form.elements).concat(images)
-      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     for (const el of controls) {
       const tag = el.localName;
       const type = (tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase()
@@ -210,7 +247,8 @@
           ? (el.getAttribute('type') || 'submit').toLowerCase() : tag);
       if (tag === 'fieldset' || tag === 'output' || tag === 'object') continue;
       if (type === 'hidden' || type === 'reset' || type === 'file') continue;
-      const isSubmit = (tag === 'input' && (type === 'submit' || type === 'image' || type === 'button')) || tag === 'button';
+      const isSubmit = (tag === 'input' && (type === 'submit' || type === 'image' || type === 'button')) || tag === 'button'
+        || (virtual && el.getAttribute('role') === 'button');
       const checkable = type === 'radio' || type === 'checkbox';
       let visible = shown(el);
       let r = visible ? box(el.getBoundingClientRect()) : null;
@@ -224,8 +262,9 @@
       controlsBox = union(controlsBox, r);
       const selector = 'xpath=' + elementXp(el, fxp, form);
       if (isSubmit) {
-        const text = clean(tag === 'button' ? el.innerText || el.textContent
-          : el.value || el.getAttribute('alt') || el.getAttribute('title') || (type === 'image' ? el.getAttribute('src') : ''));
+        // an icon button names itself in aria-label or title only
+        const text = clean((tag === 'input' ? el.value || el.getAttribute('alt') : el.innerText || el.textContent)
+          || el.getAttribute('aria-label') || el.getAttribute('title') || (type === 'image' ? el.getAttribute('src') : ''));
         submits.push({type: type === 'image' ? 'image' : type === 'button' ? 'button' : 'submit', tag, text,
           name: el.getAttribute('name') || '', selector, box: r});
         continue;
@@ -288,14 +327,29 @@
       fields.push(field);
     }
     const reach = parseFloat(getComputedStyle(form).fontSize) || 16;
+    // a virtual form's buttons count only near its fields: its container may be the body
+    const fieldsBox = fields.reduce((acc, f) => union(acc, f.box), null);
+    const near = (b) => !virtual || (fieldsBox && gap(fieldsBox, b) <= anchorReach);
     forms.push({
-      index: fi, selector: 'xpath=' + fxp,
-      action: form.action || location.href, method: (form.getAttribute('method') || 'get').toLowerCase(),
-      name: form.getAttribute('name') || '', id: form.id || '', box: controlsBox, fields, submits,
+      index: fi, selector: 'xpath=' + fxp, virtual,
+      action: virtual ? location.href : form.action || location.href,
+      method: virtual ? 'get' : (form.getAttribute('method') || 'get').toLowerCase(),
+      name: virtual ? '' : form.getAttribute('name') || '', id: form.id || '', box: controlsBox, fields,
+      submits: submits.filter((sb) => near(sb.box)).map((sb) => ({...sb, distance: virtual ? gap(fieldsBox, sb.box) : 0})),
       near: controlsBox ? {x: controlsBox.x - marginEm[0] * reach, y: controlsBox.y - marginEm[1] * reach,
         width: controlsBox.width + 2 * marginEm[0] * reach, height: controlsBox.height + 2 * marginEm[1] * reach} : null,
       el: form,
     });
+  };
+  formsArr.forEach((form, fi) => {
+    // form.elements leaves out <input type=image> (HTML spec), yet it submits the form.
+    const images = Array.from(document.querySelectorAll('input[type=image]')).filter((el) => el.form === form);
+    const controls = Array.from(form.elements).concat(images)
+      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    readForm(form, fi, formXp(form, fi), controls, false);
+  });
+  virtuals.forEach(({container, controls}, k) => {
+    readForm(container, formsArr.length + k, containerXp(container), controls, true);
   });
 
   // ---- texts worth keeping: inside a form, near one, or bound to a field by markup
@@ -331,7 +385,7 @@
       if (f.box) {
         for (const a of scripted) {
           const r = box(a.getBoundingClientRect());
-          const d = f.el.contains(a) ? 0 : gap(f.box, r);
+          const d = f.el.contains(a) && !f.virtual ? 0 : gap(f.box, r);
           if (d > anchorReach) continue;
           anchors.push({text: clean(a.innerText || a.getAttribute('title') || a.getAttribute('alt') || ''),
             href: a.getAttribute('href') || '', onclick: a.hasAttribute('onclick'),
@@ -340,7 +394,8 @@
         anchors.sort((a, b) => a.distance - b.distance);
       }
       return {
-        index: f.index, selector: f.selector, action: f.action, method: f.method, name: f.name, id: f.id,
+        index: f.index, selector: f.selector, virtual: f.virtual, action: f.action, method: f.method,
+        name: f.name, id: f.id,
         box: f.box, submits: f.submits, anchors,
         fields: f.fields.map((fd) => {
           const m = fd.markup;

@@ -70,6 +70,7 @@ def _form(raw: Mapping[str, Any]) -> ExtractedForm:
     return ExtractedForm(
         index=raw["index"],
         selector=raw["selector"],
+        virtual=bool(raw.get("virtual")),
         action=raw.get("action", ""),
         method=raw.get("method", "get") or "get",
         name=raw.get("name", ""),

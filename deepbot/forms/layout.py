@@ -91,11 +91,12 @@ def form_texts(
     fields): a heading or blurb just outside it is no label. A form element with no
     text of its own (``<table><form>`` markup leaves it empty) borrows the texts near
     its controls that lie outside every form, unless its fields all name themselves
-    (placeholders, aria-label, labels).
+    (placeholders, aria-label, labels). A virtual form has no element of its own: the
+    texts near its controls are all the visual evidence there is.
     """
     inside = [t for t in extraction.texts if t.form == form.index]
     bound = {i for f in form.fields for i in _bound_ids(f)}
-    unexplained = any(
+    unexplained = form.virtual or any(
         not (f.markup.labels or f.markup.aria_label or f.markup.placeholder) for f in form.fields
     )
     if inside or not unexplained:

@@ -151,6 +151,7 @@ class SubmitControl(_Frozen):
     name: str = ""
     selector: str
     box: Box
+    distance: float = 0.0  # pixels from the fields (a virtual form's buttons; 0 in a form)
 
 
 class ScriptAnchor(_Frozen):
@@ -165,8 +166,11 @@ class ScriptAnchor(_Frozen):
 
 
 class ExtractedForm(_Frozen):
-    index: int  # position in document.forms
+    index: int  # position in document.forms; virtual forms follow, in document order
     selector: str
+    # No <form>: controls outside every form, grouped by the nearest element that holds
+    # a button too (the selector names it). Submitted by its buttons or Enter only.
+    virtual: bool = False
     action: str
     method: str
     name: str = ""
@@ -281,6 +285,7 @@ class FieldAnalysis(_Frozen):
 class FormAnalysis(_Frozen):
     form_index: int
     selector: str
+    virtual: bool = False  # see ExtractedForm.virtual
     action: str
     method: str
     box: Box

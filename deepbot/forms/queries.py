@@ -64,7 +64,6 @@ class FormQueries:
         for form in analysis.forms:
             for match in form.relevant_domains:
                 domain = by_name[match.domain]
-                candidates = submit_candidates(form)
                 made = 0
                 for query in domain.queries:
                     filled = fill_steps(form, match, query)
@@ -72,6 +71,7 @@ class FormQueries:
                         self.counts["queries not applicable"] += 1
                         continue
                     action = steps_text(*filled.steps)
+                    candidates = submit_candidates(form, filled.steps)
                     ctx.routes.append(Route(
                         key=route_key(Via.FORM, snap.url, acts_on,
                                       f"{domain.name}\n{form.selector}\n{sorted(query.items())}\n{action}"),

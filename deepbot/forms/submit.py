@@ -1,12 +1,19 @@
 """How to submit a filled form, in the paper's order (§IV.C), as NSEQL candidates (pure).
 
 Input type submit, then image, then button; then anchors near the form whose
-href/onclick carries script, nearest and most submit-like first; finally
-``form.submit()``. The crawler tries them in turn and keeps the first that
-navigates or changes the page.
+href/onclick carries script, nearest and most submit-like first; then Enter in the
+last field typed in, when the form has no submit control (a page script may listen
+for it); finally ``form.submit()``. The crawler tries them in turn and keeps the first
+that navigates or changes the page.
+
+A virtual form (controls outside any <form>, see ``ExtractedForm.virtual``) has no
+form to submit and its buttons are whatever the page put near its fields: those that
+say "search" come first, nearest first, then Enter, then the others and the anchors.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import nseql
 from deepbot.forms.models import FormAnalysis
@@ -18,12 +25,24 @@ MAX_ANCHORS = 3
 _NOT_SUBMIT = ("reset", "clear", "cancel", "back", "help", "close")
 
 
-def submit_candidates(form: FormAnalysis) -> tuple[str, ...]:
-    """Each candidate is one NSEQL step, canonical text."""
+def submit_candidates(form: FormAnalysis, filled: Sequence[nseql.Step] = ()) -> tuple[str, ...]:
+    """Each candidate is one NSEQL step, canonical text. ``filled``: the steps filling the
+    form (the Enter key goes to the last text field they type in)."""
     steps: list[nseql.Step] = []
     controls = [c for c in form.submits if not _looks_negative(c.text)]
-    controls.sort(key=lambda c: _ORDER.get(c.type, 3))  # stable: document order within a type
-    steps.extend(nseql.Click(c.selector) for c in controls)
+    typed = [s.selector for s in filled if isinstance(s, nseql.Fill)]
+    enter = [nseql.Press(typed[-1], "Enter")] if typed else []
+    if form.virtual:
+        scorer = SoftTfidf([SUBMIT_WORDS, *(c.text for c in controls)])
+        sims = {c.selector: scorer.similarity(c.text, SUBMIT_WORDS) for c in controls}
+        controls.sort(key=lambda c: (sims[c.selector] == 0, round(c.distance / 40), -sims[c.selector]))
+        saying = [c for c in controls if sims[c.selector] > 0]
+        steps.extend(nseql.Click(c.selector) for c in saying)
+        steps.extend(enter)
+        steps.extend(nseql.Click(c.selector) for c in controls[len(saying):][:MAX_ANCHORS])
+    else:
+        controls.sort(key=lambda c: _ORDER.get(c.type, 3))  # stable: document order within a type
+        steps.extend(nseql.Click(c.selector) for c in controls)
     if form.script_anchors:
         scorer = SoftTfidf([SUBMIT_WORDS, *(a.text for a in form.script_anchors)])
         ranked = sorted(
@@ -32,7 +51,10 @@ def submit_candidates(form: FormAnalysis) -> tuple[str, ...]:
             key=lambda a: (round(a.distance / 40), -scorer.similarity(a.text, SUBMIT_WORDS)),
         )
         steps.extend(nseql.Click(a.selector) for a in ranked[:MAX_ANCHORS])
-    steps.append(nseql.Submit(form.selector))
+    if not form.virtual:
+        if not controls:
+            steps.extend(enter)
+        steps.append(nseql.Submit(form.selector))
     return tuple(nseql.dump(nseql.Program.of(step)) for step in steps)
 
 

@@ -158,9 +158,6 @@ def test_phases_times_every_stage_of_a_small_crawl() -> None:
     assert stages["route"]["mean_ms"] >= stages["visit"]["mean_ms"] >= stages["navigate"]["mean_ms"]
 
 
-@pytest.mark.slow
-@pytest.mark.browser
-@pytest.mark.timeout(150)
 def _worktrees() -> str | None:
     """``git worktree list`` of the checkout (None: not a git checkout)."""
     listed = subprocess.run(["git", "-C", str(BENCH.parent), "worktree", "list"],
@@ -180,6 +177,11 @@ def _ab_report(script: str, *args: str) -> tuple[dict[str, Any], str]:
     return json.loads(done.stdout), worktrees
 
 
+# Both A/B tests add a temporary worktree and check it is gone again: one worker runs both.
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(150)
+@pytest.mark.xdist_group("worktrees")
 def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
     report, worktrees = _ab_report("ab.py", "--concurrency", "1", "--pairs", "2", "--pages", "12")
     sides = [(run["pair"], run["side"]) for run in report["runs"]]
@@ -195,6 +197,7 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(150)
+@pytest.mark.xdist_group("worktrees")
 def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
     report, worktrees = _ab_report("routes.py", "--routes", "3", "--pairs", "1", "--kinds", "link,form")
     assert [(run["kind"], run["side"]) for run in report["runs"]] == [

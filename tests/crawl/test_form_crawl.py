@@ -69,6 +69,12 @@ def test_every_submission_variant_is_found_relevant_and_submitted(shop_crawl: Sh
         submitted = [d for d in form_docs if _path(d.form_url or "") == v.path]
         assert {tuple(sorted((d.query or {}).items())) for d in submitted} == {
             tuple(sorted(q.items())) for q in queries}, v.key
+    # No <form> around an app's search panel: the books app is submitted by its icon button
+    # (not by "Clear" beside it), the music app, which has no button, by Enter.
+    app = [d for d in form_docs if _path(d.form_url or "") == f"/{shop_crawl.shop}/search/app"]
+    submission = {"books": "click 'xpath=//*[@id=\"app-go\"]'", "music": '"Enter"'}[shop_crawl.shop]
+    assert app and all(submission in d.nseql for d in app)
+    assert not any("app-clear" in d.nseql for d in app)
     # SubmittedForms precision 1.0: every submission reached a real results page.
     assert form_docs
     for doc in form_docs:
@@ -95,4 +101,4 @@ def test_form_documents_replay_the_whole_path(shop_crawl: ShopCrawl) -> None:
             continue  # a result page with its own URL (GET): navigating there is the whole path
         # Otherwise the path is the form page, the filling, the submission (then pagination).
         assert any(line.startswith(("fill ", "select ", "check ")) for line in lines), doc.nseql
-        assert any(line.startswith(("click ", "submit ")) for line in lines), doc.nseql
+        assert any(line.startswith(("click ", "submit ", "press ")) for line in lines), doc.nseql

@@ -15,10 +15,13 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
+import nseql
 from deepbot.cli import main
 from deepbot.domain import Domain, load_domain
 from deepbot.forms import analyze_page, extract_page
 from deepbot.forms.evaluate import associations, load_truth, metrics, truth_associations
+from deepbot.forms.fill import fill_steps
+from deepbot.forms.submit import submit_candidates
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 pytestmark = pytest.mark.browser
@@ -102,6 +105,34 @@ async def test_markup_and_nameless_fields(page: Page, site: FixtureServer, domai
         "field1": "author",
         "field2": "isbn",
     }
+
+
+async def test_controls_outside_any_form_are_virtual_forms(
+    page: Page, site: FixtureServer, domains: list[Domain]
+) -> None:
+    """An app's search panel of plain <div>s is analysed like a form; a lone select is not."""
+    await page.goto(site.url("/forms/books_app_panel.html"))
+    analysis = await analyze_page(page, domains)
+    assert [(f.form_index, f.virtual) for f in analysis.forms] == [(0, False), (1, True), (2, True)]
+    panel, newsletter = analysis.forms[1:]
+    assert panel.selector == "xpath=(//section)[1]"  # the nearest element holding a button too
+    assert [f.texts for f in panel.fields] == [("Title contains",), ("Author",), ("ISBN",), ("Format",)]
+    for field in panel.fields:
+        assert await page.locator(field.selector).count() == 1
+    books = next(d for d in panel.domains if d.domain == "books")
+    assert books.relevant
+    assert [s.text for s in panel.submits] == ["Clear", "Search"]  # the icon button's aria-label
+    assert not any(d.relevant for d in newsletter.domains)
+    assert [s.text for s in newsletter.submits] == ["Subscribe"]
+
+    filled = fill_steps(panel, books, {"title": "java", "author": "knuth"})
+    assert filled is not None
+    candidates = submit_candidates(panel, filled.steps)
+    author = panel.fields[1].selector
+    # the button that says "search" first, then Enter where the query was typed; never
+    # "Clear", and no form.submit(): there is no form
+    assert [nseql.parse(c).steps for c in candidates] == [
+        (nseql.Click(panel.submits[1].selector),), (nseql.Press(author, "Enter"),)]
 
 
 def test_cli_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
