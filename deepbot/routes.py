@@ -105,6 +105,7 @@ class PageSnapshot(_Frozen):
     links: tuple[Link, ...] = ()
     scripts: tuple[ScriptElement, ...] = ()
     revealed: int = 0  # anchors that appeared when menus were hovered
+    scrolled: int = 0  # rounds of scrolling to the end that brought more (infinite scroll)
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
     headers: dict[str, str] = {}

@@ -6,7 +6,7 @@
 (() => {
   if (window.__deepbotNet) return;
   const now = () => performance.timeOrigin + performance.now();  // epoch ms, like the crawler's clock
-  const net = { pending: new Map(), next: 0, lastEnd: 0 };
+  const net = { pending: new Map(), next: 0, lastEnd: 0, scrollHooks: false };
   Object.defineProperty(window, "__deepbotNet", { value: net });
   const begin = () => {
     const id = ++net.next;
@@ -54,6 +54,23 @@
         end(id);
         throw error;
       }
+    });
+  }
+
+  // Pages that watch scrolling (infinite scroll, content loaded as it comes into view):
+  // only these are scrolled by the harvest. The observer or listener itself is noted,
+  // not what it does: a page without one is never scrolled, and pays nothing.
+  const watches = () => { net.scrollHooks = true; };
+  if (window.IntersectionObserver) {
+    wrap(IntersectionObserver.prototype, "observe", (original) => function (...args) {
+      watches();
+      return original.apply(this, args);
+    });
+  }
+  for (const target of [window, document]) {
+    wrap(target, "addEventListener", (original) => function (type, ...rest) {
+      if (type === "scroll" || type === "wheel") watches();
+      return original.call(this === undefined ? target : this, type, ...rest);
     });
   }
 

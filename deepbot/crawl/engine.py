@@ -223,6 +223,7 @@ class Crawler:
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
             fetch_wait_ms=int(self.config.fetch_wait * 1000),
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
+            max_scrolls=self.config.max_scrolls,
         )
         async with self.pool.slot() as slot:
             snapshot = await visit(route, session, slot, options)

@@ -11,8 +11,29 @@ async (opts) => {
   if (fetches && fetches.limit > 0 && window.__deepbotNet) {
     settled = await window.__deepbotNet.settle(fetches.since, fetches.quiet, fetches.limit, false);
   }
+  // 0b. Infinite scroll: a page that watches scrolling is scrolled to its end, round
+  // after round, while that brings more (taller page, more links); each round waits
+  // for the fetches the scroll made, as above, and for the DOM to stay still a while
+  // longer than after a load: scroll handlers are often debounced (100-200 ms). Back at
+  // the top afterwards.
+  let scrolled = 0;
+  const net = window.__deepbotNet;
+  if (opts.maxScrolls > 0 && net && net.scrollHooks && fetches && fetches.limit > 0) {
+    const root = document.scrollingElement || document.documentElement;
+    while (scrolled < opts.maxScrolls && root.scrollHeight > innerHeight + 1) {
+      const height = root.scrollHeight, links = document.links.length;
+      const since = performance.timeOrigin + performance.now();
+      window.scrollTo(0, height);
+      // a feed that never goes quiet (polling, a ticker) ends the rounds
+      const calm = await net.settle(since, opts.scrollQuiet, fetches.limit, true);
+      if (root.scrollHeight <= height && document.links.length <= links) break;
+      scrolled++;
+      if (!calm) break;
+    }
+    window.scrollTo(0, 0);
+  }
   const out = { url: location.href, title: document.title || "", links: [], scripts: [],
-                revealed: 0, storage: [], origins: [], settled };
+                revealed: 0, scrolled, storage: [], origins: [], settled };
   const cssPath = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {

@@ -37,6 +37,8 @@ class VisitOptions(_Frozen):
     reveal_menus: bool = True
     max_hover: int = 30
     max_scripts: int = 30
+    max_scrolls: int = 5  # rounds of scrolling to the end, on pages that watch scrolling
+    scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
     max_body_bytes: int = 20_000_000
     submit_wait_ms: int = 3_000  # how long a submission may take to change the page
     quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
@@ -149,7 +151,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             title=data.get("title", ""), html=data.get("html", ""), text=data.get("text", ""),
             links=tuple(Link(**link) for link in data.get("links", ())),
             scripts=tuple(ScriptElement(**s) for s in data.get("scripts", ())),
-            revealed=int(data.get("revealed", 0)), session=session, settled=settled, headers=headers,
+            revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
+            session=session, settled=settled, headers=headers,
             forms=int(data.get("forms", 0)), submitted=submitted,
         )
     except nseql.StepError as exc:
@@ -246,7 +249,8 @@ async def _submit(page: Page, candidates: tuple[str, ...],
 def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
     """The harvest script's argument (``harvest.js``) for these options."""
     return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
-            "maxScripts": options.max_scripts,
+            "maxScripts": options.max_scripts, "maxScrolls": options.max_scrolls,
+            "scrollQuiet": options.scroll_quiet_ms,
             "fetches": {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms}}
 
 

@@ -46,6 +46,8 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
     views = {"#" + url.fragment: d for url, d in app if url.path == "/lab/hashapp/" and url.fragment}
     for fragment, title in lab.HASH_VIEWS.items():
         assert title in views[fragment].text and views[fragment].via is Via.LINK
+    # A feed with infinite scroll: scrolled to its end until no more came.
+    assert ok_paths >= lab.BY_SCROLL and "What happened, part 9." in by_path["/lab/feed/"].text
     assert by_path["/lab/js/target-a"].via is Via.SCRIPT
     assert lab.PDF_SENTENCE in by_path["/lab/doc.pdf"].text
     assert "Members area" in by_path["/lab/session/secret"].title

@@ -1,0 +1,60 @@
+"""Infinite scroll: a page that watches scrolling is scrolled to its end while that
+brings more; a page that does not is never scrolled."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.routes import PageSnapshot, Route, SessionState, Via
+from deepbot.sequences import navigate_step
+from fixtures.server import FixtureServer
+from fixtures.sites import lab
+
+pytestmark = pytest.mark.browser
+
+
+async def _visit(url: str, options: VisitOptions | None = None) -> PageSnapshot:
+    go = navigate_step(url)
+    route = Route(key=url, url=url, via=Via.LINK, steps=go, program=go)
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        return await visit(route, SessionState(), slot, options or VisitOptions())
+
+
+def _stories(snapshot: PageSnapshot) -> set[str]:
+    return {urlsplit(link.url).path for link in snapshot.links if "/story-" in link.url}
+
+
+async def test_a_feed_is_scrolled_until_no_more_comes(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/feed/"))
+    # two rounds brought a batch each; the third brought nothing and ended the rounds
+    assert snapshot.scrolled == 2 and snapshot.settled
+    assert _stories(snapshot) == {f"/lab/feed/story-{n}" for n in range(1, 10)}
+    assert _stories(snapshot) >= lab.BY_SCROLL
+    assert "Loading more" not in snapshot.text and "What happened, part 9." in snapshot.text
+
+
+@pytest.mark.parametrize(("rounds", "stories"), [(0, 3), (1, 6)])
+async def test_rounds_are_bounded(site: FixtureServer, rounds: int, stories: int) -> None:
+    snapshot = await _visit(site.url("/lab/feed/"), VisitOptions(max_scrolls=rounds))
+    assert snapshot.scrolled == rounds and len(_stories(snapshot)) == stories
+
+
+async def test_a_page_that_only_restyles_on_scroll_gives_what_it_has(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/feed/archive"))
+    assert snapshot.scrolled == 0 and "Year 2019" in snapshot.text
+
+
+async def test_only_pages_that_watch_scrolling_are_marked(site: FixtureServer) -> None:
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        marks = []
+        for path in ("/lab/", "/lab/feed/", "/lab/feed/archive"):
+            await slot.page.goto(site.url(path))
+            marks.append(await slot.page.evaluate("() => window.__deepbotNet.scrollHooks"))
+        # the page's own listeners still work through the wrapper
+        await slot.page.evaluate("() => window.scrollTo(0, 500)")
+        await slot.page.wait_for_function("() => document.getElementById('top').className === 'scrolled'")
+    assert marks == [False, True, True]
