@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 import nseql
 from deepbot.browser import fetches
-from deepbot.browser.failures import browser_error
+from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
 from deepbot.errors import BrowserError, FormError
 from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
@@ -224,14 +224,31 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     """Try each submission in turn; return the first that navigated or changed the page,
     with its run (whose response is the one it navigated to, if it did)."""
     tried: list[str] = []
+    # The controls were found on this very page: one a person cannot click within a few
+    # seconds (an overlay such as a cookie wall covers it) will not become clickable, and
+    # the next way of submitting should not wait the whole step timeout for it. A trial
+    # click checks that without clicking, so the real click keeps the full timeout for
+    # the navigation it starts (slow search back ends).
+    trial_ms = min(options.step_timeout_ms, options.submit_wait_ms)
     for n, candidate in enumerate(candidates):
+        (step,) = nseql.parse(candidate).steps
+        if isinstance(step, nseql.Click):
+            try:
+                await page.locator(step.selector).click(trial=True, timeout=trial_ms)
+            except PlaywrightError as exc:
+                if is_crash(exc):
+                    raise
+                why = "covered by another element" if "intercepts pointer events" in exc.message else (
+                    "not visible, enabled and still")
+                tried.append(f"{candidate.strip()}: could not be clicked within {trial_ms} ms ({why})")
+                continue
         mark = f"m{n}"
         with contextlib.suppress(PlaywrightError):
             await page.evaluate(
                 "(mark) => { window.__deepbotMark = mark; window.__deepbotText = document.body.innerText; }",
                 mark)
         try:
-            run = await nseql.run(nseql.parse(candidate), page, step_timeout_ms=options.step_timeout_ms,
+            run = await nseql.run(nseql.Program.of(step), page, step_timeout_ms=options.step_timeout_ms,
                                   navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
         except nseql.StepError as exc:
             tried.append(f"{candidate.strip()}: {exc.reason}")

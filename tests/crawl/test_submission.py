@@ -1,0 +1,50 @@
+"""Form submission in a visit: each way of submitting is tried in turn, and one a person
+could not use (a control under a cookie wall) is given up in a few seconds."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.errors import FormError
+from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
+from deepbot.sequences import append_steps, navigate_step
+from fixtures.server import FixtureServer
+
+pytestmark = pytest.mark.browser
+
+_OPTIONS = VisitOptions(submit_wait_ms=1_000, step_timeout_ms=10_000)
+_FILL = "fill '#q' \"dune\"\n"
+_CLICK = 'click "#search button"\n'
+_SUBMIT = "submit '#search'\n"
+
+
+async def _visit(url: str, submit: tuple[str, ...]) -> PageSnapshot:
+    go = navigate_step(url)
+    route = Route(key="q", url=url, via=Via.FORM, steps=append_steps(go, _FILL), program=go,
+                  acts_on=page_identity(url, ""), submit=submit)
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        return await visit(route, SessionState(), slot, _OPTIONS)
+
+
+async def test_a_button_a_person_can_click_submits(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/form/"), (_CLICK, _SUBMIT))
+    assert snapshot.submitted == _CLICK
+    assert parse_qs(urlsplit(snapshot.url).query)["q"] == ["dune"]
+
+
+async def test_a_button_under_a_cookie_wall_is_given_up_for_the_next_way(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/form/walled"), (_CLICK, _SUBMIT))
+    assert snapshot.submitted == _SUBMIT
+    assert urlsplit(snapshot.url).path == "/lab/form/result"
+    assert parse_qs(urlsplit(snapshot.url).query)["q"] == ["dune"]
+
+
+async def test_the_reason_names_the_wall_and_the_bound(site: FixtureServer) -> None:
+    with pytest.raises(FormError) as caught:
+        await _visit(site.url("/lab/form/walled"), (_CLICK,))
+    # the trial click's bound is the submission wait (1 s here), not the 10 s step timeout
+    assert "could not be clicked within 1000 ms (covered by another element)" in str(caught.value)
