@@ -219,34 +219,64 @@ _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
 })"""
 
 
+# Before each way of submitting: mark the document and its text (to see what changes),
+# and for a click, whether a click at the control's centre reaches it (or what it holds)
+# within ms. A selector the page cannot resolve itself (Playwright's own syntax) or a
+# hidden control is left to the click, which says what is wrong.
+_PREPARE_JS = """([mark, selector, ms]) => {
+  window.__deepbotMark = mark;
+  window.__deepbotText = document.body.innerText;
+  if (!selector) return true;
+  let el = null;
+  try {
+    el = selector.startsWith('xpath=')
+      ? document.evaluate(selector.slice(6), document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null)
+          .singleNodeValue
+      : document.querySelector(selector);
+  } catch (e) { return true; }
+  if (!el || !el.getBoundingClientRect) return true;
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const check = () => {
+      let r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return resolve(true);
+      if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+        el.scrollIntoView({block: 'center', inline: 'center'});
+        r = el.getBoundingClientRect();
+      }
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!hit || hit === el || el.contains(hit)) return resolve(true);
+      if (performance.now() - started >= ms) return resolve(false);
+      setTimeout(check, 100);
+    };
+    check();
+  });
+}"""
+
+
 async def _submit(page: Page, candidates: tuple[str, ...],
                   options: VisitOptions) -> tuple[str, nseql.RunResult]:
     """Try each submission in turn; return the first that navigated or changed the page,
     with its run (whose response is the one it navigated to, if it did)."""
     tried: list[str] = []
-    # The controls were found on this very page: one a person cannot click within a few
-    # seconds (an overlay such as a cookie wall covers it) will not become clickable, and
-    # the next way of submitting should not wait the whole step timeout for it. A trial
-    # click checks that without clicking, so the real click keeps the full timeout for
-    # the navigation it starts (slow search back ends).
-    trial_ms = min(options.step_timeout_ms, options.submit_wait_ms)
+    # The controls were found on this very page: one another element covers for a few
+    # seconds (an overlay such as a cookie wall) will stay covered, and the next way of
+    # submitting should not wait the whole step timeout for it. Checked in the page, in
+    # the round trip that marks it anyway (a trial click would cost two more and wait two
+    # frames); the click itself keeps the full timeout for the navigation it starts.
+    cover_ms = min(options.step_timeout_ms, options.submit_wait_ms)
     for n, candidate in enumerate(candidates):
         (step,) = nseql.parse(candidate).steps
-        if isinstance(step, nseql.Click):
-            try:
-                await page.locator(step.selector).click(trial=True, timeout=trial_ms)
-            except PlaywrightError as exc:
-                if is_crash(exc):
-                    raise
-                why = "covered by another element" if "intercepts pointer events" in exc.message else (
-                    "not visible, enabled and still")
-                tried.append(f"{candidate.strip()}: could not be clicked within {trial_ms} ms ({why})")
-                continue
-        mark = f"m{n}"
-        with contextlib.suppress(PlaywrightError):
-            await page.evaluate(
-                "(mark) => { window.__deepbotMark = mark; window.__deepbotText = document.body.innerText; }",
-                mark)
+        target = step.selector if isinstance(step, nseql.Click) else None
+        try:
+            clear = await page.evaluate(_PREPARE_JS, [f"m{n}", target, cover_ms])
+        except PlaywrightError as exc:
+            if is_crash(exc):
+                raise
+            clear = True  # the document is being replaced: the step will tell
+        if not clear:
+            tried.append(f"{candidate.strip()}: covered by another element for {cover_ms} ms")
+            continue
         try:
             run = await nseql.run(nseql.Program.of(step), page, step_timeout_ms=options.step_timeout_ms,
                                   navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
@@ -254,7 +284,7 @@ async def _submit(page: Page, candidates: tuple[str, ...],
             tried.append(f"{candidate.strip()}: {exc.reason}")
             continue
         try:
-            changed = await page.evaluate(_CHANGE_JS, [mark, options.submit_wait_ms])
+            changed = await page.evaluate(_CHANGE_JS, [f"m{n}", options.submit_wait_ms])
         except PlaywrightError:
             changed = True  # the page navigated while we watched: a new document
         if changed:

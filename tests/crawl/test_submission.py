@@ -47,4 +47,4 @@ async def test_the_reason_names_the_wall_and_the_bound(site: FixtureServer) -> N
     with pytest.raises(FormError) as caught:
         await _visit(site.url("/lab/form/walled"), (_CLICK,))
     # the trial click's bound is the submission wait (1 s here), not the 10 s step timeout
-    assert "could not be clicked within 1000 ms (covered by another element)" in str(caught.value)
+    assert "covered by another element for 1000 ms" in str(caught.value)
