@@ -88,7 +88,10 @@ class Link(_Frozen):
 class ScriptElement(_Frozen):
     selector: str
     text: str = ""
-    kind: str = "anchor"  # the element; "select" for an option of a jump menu
+    # the element; "select" for an option of a jump menu; "control" for a button whose
+    # script is not in its markup or a script link inside a form (followed only as the
+    # pager of a query's results)
+    kind: str = "anchor"
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
 
 

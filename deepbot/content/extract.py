@@ -48,7 +48,10 @@ _BLOCK = _names(
 _PARAGRAPH = _names("p pre blockquote h1 h2 h3 h4 h5 h6 li dt dd td th caption figcaption")
 _LINK_WEIGHT = 0.3  # link text is navigation more often than content
 _DOMINANT = 0.66  # a child holding this share of its parent's score is the better container
+_PARAGRAPH_DOMINANT = 0.9  # the same, for a child that is one paragraph
 _FORM_MAJORITY = 0.5  # a form holding this share of the page is a page wrapper (ASP.NET), not a form
+_CONTROLS = _names("input select textarea button")
+_CONTENT_CHARS = 80  # inside a smaller form, a block this long with no control is content
 # Deeper elements give their content to their ancestor at this depth (Chromium's parser
 # flattens at 512): the tree walks recurse, and raw HTML can nest without bound.
 _MAX_DEPTH = 256
@@ -172,10 +175,36 @@ def _demote_small_forms(el: _Element, page_chars: int) -> bool:
     for child in el.children:
         if isinstance(child, _Element) and not child.boilerplate:
             if child.tag == "form" and child.chars < _FORM_MAJORITY * page_chars:
-                child.boilerplate = demoted = True
+                _demote_controls(child)
+                demoted = True
             else:
                 demoted = _demote_small_forms(child, page_chars) or demoted
     return demoted
+
+
+def _demote_controls(el: _Element) -> bool:
+    """Mark ``el`` as boilerplate when it holds a control, unless it also holds a block of
+    content with none (an ASP.NET page's one form holds its results grid and pager as well
+    as its search box): then only its parts holding controls are. True if it holds one."""
+    holds: list[_Element] = []
+    content = False
+    for child in el.children:
+        if not isinstance(child, _Element) or child.boilerplate:
+            continue
+        if child.tag in _CONTROLS or _holds_control(child):
+            holds.append(child)
+        elif child.chars >= _CONTENT_CHARS or _find(child, {"a"}) is not None:
+            content = True
+    if el.tag in _CONTROLS or (holds and not content):
+        el.boilerplate = True
+    else:
+        for child in holds:
+            _demote_controls(child)
+    return bool(holds) or el.tag in _CONTROLS
+
+
+def _holds_control(el: _Element) -> bool:
+    return any(isinstance(c, _Element) and (c.tag in _CONTROLS or _holds_control(c)) for c in el.children)
 
 
 def _find(el: _Element, wanted: set[str], role: str = "") -> _Element | None:
@@ -195,7 +224,10 @@ def _main_element(root: _Element) -> _Element:
     while node.tag not in _PARAGRAPH:
         children = [c for c in node.children if isinstance(c, _Element) and not c.boilerplate]
         best = max(children, key=lambda c: c.score, default=None)
-        if best is None or best.score <= 0 or best.score < _DOMINANT * node.score:
+        # A single paragraph must hold nearly all: beside a list of links (the last page
+        # of results, two rows) a summary line outweighs them, links counting less.
+        need = _PARAGRAPH_DOMINANT if best is not None and best.tag in _PARAGRAPH else _DOMINANT
+        if best is None or best.score <= 0 or best.score < need * node.score:
             break
         node = best
     return node

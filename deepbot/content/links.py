@@ -147,6 +147,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     if scope.decide(page_url).keep:
         for script in scripts:
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
+            if script.kind == "control" and via is not Via.NEXT:
+                continue  # any button a page has: worth a route only as a results pager
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
                 continue

@@ -85,9 +85,15 @@ async (opts) => {
           out.links.push({ url: a.href, text: label(a), nofollow: false });
         } else if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
           // A path inside a shadow root names no one element of the page: links only there.
-          if (inShadow || a.closest("form") || out.scripts.length >= opts.maxScripts) continue;
+          if (inShadow || out.scripts.length >= opts.maxScripts) continue;
+          // Inside a form, a script link is the form's (its submit, which the Form Analyzer
+          // uses) or, on an ASP.NET page, where one form holds everything, the results'
+          // pager (__doPostBack): kept as a control, followed only as a results pager.
+          const inForm = a.closest("form");
+          const text = label(a);
+          if (inForm && (!text || text.length > 20)) continue;
           seenScript.add(a);
-          out.scripts.push({ selector: cssPath(a), text: label(a), kind: "anchor" });
+          out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor" });
         } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
           out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
         }
@@ -167,6 +173,18 @@ async (opts) => {
       out.scripts.push({ selector: cssPath(menu), text: option.text.trim().replace(/\s+/g, " ").slice(0, 200),
                          kind: "select", option: option.value });
     }
+  }
+
+  // 4b. Buttons outside forms with no handler in their markup: a framework attaches the
+  // script (a listener, or one delegated at the root). Their short texts go to the
+  // crawler as controls, which it follows only as the pager of a query's results ("Next",
+  // "2").
+  for (const el of document.querySelectorAll("button, [role=button]")) {
+    if (out.scripts.length >= opts.maxScripts) break;
+    if (seenScript.has(el) || el.hasAttribute("onclick") || el.closest("form, a[href]") || el.disabled) continue;
+    const text = label(el);
+    if (!text || text.length > 20 || !el.checkVisibility()) continue;
+    out.scripts.push({ selector: cssPath(el), text, kind: "control" });
   }
 
   // 5. Session parts the cookie jar does not hold.

@@ -86,6 +86,26 @@ def test_page_wrapped_in_a_form_is_not_dropped() -> None:
     assert "Result one" in main_text(html)
 
 
+def test_a_small_form_keeps_the_results_it_holds_and_drops_its_controls() -> None:
+    # An ASP.NET results page: its one form holds the search box, the last page of
+    # results (two rows) and the pager; the site's header and footer outweigh it.
+    chrome = "<p>" + "Chapter and Verse, two floors of books in the old town. " * 6 + "</p>"
+    html = f"""<body><header>{chrome}</header><p>Showing 11-12 of 12 items (page 3 of 3).</p>
+      <form id="aspnetForm"><div class="aspNetHidden"><input type="hidden" name="__VIEWSTATE" value="x"></div>
+      <div class="search"><label for="q">Quick search</label> <input id="q" name="q">
+        <button>Go</button></div>
+      <table id="gvResults"><tr><td><a href="/item/11">Processing XML with Java</a></td><td>2002</td></tr>
+      <tr><td><a href="/item/12">Thinking in Java</a></td><td>2006</td></tr></table>
+      <div class="pager"><a href="javascript:__doPostBack('gv','Page$2')">2</a></div></form>
+      <footer>{chrome}</footer></body>"""
+    text = main_text(html)
+    assert "Thinking in Java" in text and "Processing XML with Java" in text
+    assert "Quick search" not in text and "Chapter and Verse" not in text
+    # a form that is only controls and their labels is dropped whole, as before
+    assert "Quick search" not in main_text(f"<body><main>{chrome}<form><p><label>Quick search "
+                                           "<input name=q></label></p></form></main></body>")
+
+
 def test_table_cells_share_a_line() -> None:
     html = "<table><tr><td>Title</td><td>Author</td></tr><tr><td>Java</td><td>Eckel</td></tr></table>"
     assert page_text(html) == "Title Author\nJava Eckel"

@@ -15,7 +15,7 @@ from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.routes import Document, Via
 from fixtures.server import FixtureServer
-from fixtures.sites import shops
+from fixtures.sites import bookshop, musicshop, shops
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -80,6 +80,21 @@ def test_every_submission_variant_is_found_relevant_and_submitted(shop_crawl: Sh
     for doc in form_docs:
         assert not any(marker in doc.text for marker in ERROR_PAGES), (doc.form_url, doc.query)
         assert doc.domain == shop_crawl.shop and doc.form_url
+
+
+def test_every_result_page_of_every_variant_is_reached(shop_crawl: ShopCrawl) -> None:
+    """Pagination is followed on each variant by its own pager (links, postbacks, script
+    links, an app's buttons with listeners): every result of every query shows in a page
+    of results reached from that variant's form. (The union over variants, above, would
+    hide a variant whose pager is never followed: others find the same items.)"""
+    summary = {"books": bookshop.SHOP, "music": musicshop.SHOP}[shop_crawl.shop].summary
+    for v in shops.variants(shop_crawl.shop):
+        pages = " ".join(d.text for d in shop_crawl.documents
+                         if d.via in (Via.FORM, Via.NEXT) and _path(d.form_url or "") == v.path)
+        for query in shops.domain_queries(v.shop):
+            missing = [summary(item)[0] for item in shops.expected_results(v, query)
+                       if summary(item)[0] not in pages]
+            assert not missing, (v.key, query, missing)
 
 
 def test_decoy_forms_are_never_submitted(shop_crawl: ShopCrawl) -> None:
