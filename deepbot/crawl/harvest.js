@@ -73,6 +73,7 @@ async (opts) => {
   // e.g. when a real pointer left over from the previous route fires mouseleave).
   const seen = new Set();
   const seenScript = new Set();
+  let controls = 0;  // script elements kept only as a results pager: a cap of their own
   const collect = () => {
     for (const root of [document, ...shadowRoots]) {
       const inShadow = root !== document;
@@ -85,14 +86,16 @@ async (opts) => {
           out.links.push({ url: a.href, text: label(a), nofollow: false });
         } else if (/^javascript:/i.test(raw) || ((raw === "" || raw.startsWith("#")) && hasClick)) {
           // A path inside a shadow root names no one element of the page: links only there.
-          if (inShadow || out.scripts.length >= opts.maxScripts) continue;
           // Inside a form, a script link is the form's (its submit, which the Form Analyzer
           // uses) or, on an ASP.NET page, where one form holds everything, the results'
           // pager (__doPostBack): kept as a control, followed only as a results pager.
           const inForm = a.closest("form");
+          const full = inForm ? controls >= opts.maxScripts : out.scripts.length - controls >= opts.maxScripts;
+          if (inShadow || full) continue;
           const text = label(a);
           if (inForm && (!text || text.length > 20)) continue;
           seenScript.add(a);
+          controls += inForm ? 1 : 0;
           out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor" });
         } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
           out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
@@ -155,7 +158,7 @@ async (opts) => {
 
   // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
   for (const el of document.querySelectorAll("[onclick]")) {
-    if (out.scripts.length >= opts.maxScripts) break;
+    if (out.scripts.length - controls >= opts.maxScripts) break;
     if (seenScript.has(el) || el.closest("form") || el.closest("a[href]") && !seenScript.has(el.closest("a"))) continue;
     if (el.localName === "a" || el.localName === "area") continue;
     out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName });
@@ -168,7 +171,7 @@ async (opts) => {
     const form = menu.form;
     if (form && form.querySelector("input:not([type]), input[type=text], input[type=search], textarea")) continue;
     for (const option of menu.options) {
-      if (out.scripts.length >= opts.maxScripts) break;
+      if (out.scripts.length - controls >= opts.maxScripts) break;
       if (option.disabled || option.selected || !option.value || option.value === "#") continue;
       out.scripts.push({ selector: cssPath(menu), text: option.text.trim().replace(/\s+/g, " ").slice(0, 200),
                          kind: "select", option: option.value });
@@ -180,10 +183,11 @@ async (opts) => {
   // crawler as controls, which it follows only as the pager of a query's results ("Next",
   // "2").
   for (const el of document.querySelectorAll("button, [role=button]")) {
-    if (out.scripts.length >= opts.maxScripts) break;
+    if (controls >= opts.maxScripts) break;
     if (seenScript.has(el) || el.hasAttribute("onclick") || el.closest("form, a[href]") || el.disabled) continue;
     const text = label(el);
     if (!text || text.length > 20 || !el.checkVisibility()) continue;
+    controls++;
     out.scripts.push({ selector: cssPath(el), text, kind: "control" });
   }
 
