@@ -1,5 +1,6 @@
 """Form submission in a visit: each way of submitting is tried in turn, and one a person
-could not use (a control under a cookie wall) is given up in a few seconds."""
+could not use (a control under a cookie wall) is given up in a few seconds. And what a
+form's own script links become: controls, a results pager only."""
 
 from __future__ import annotations
 
@@ -48,3 +49,14 @@ async def test_the_reason_names_the_wall_and_the_bound(site: FixtureServer) -> N
         await _visit(site.url("/lab/form/walled"), (_CLICK,))
     # the trial click's bound is the submission wait (1 s here), not the 10 s step timeout
     assert "covered by another element for 1000 ms" in str(caught.value)
+
+
+async def test_pager_links_inside_a_form_do_not_crowd_out_script_elements(site: FixtureServer) -> None:
+    url = site.url("/lab/form/postback")
+    go = navigate_step(url)
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        snapshot = await visit(Route(key=url, url=url, via=Via.LINK, steps=go, program=go), SessionState(),
+                               slot, VisitOptions(max_scripts=2))
+    kinds = [(s.kind, s.text) for s in snapshot.scripts]
+    # the form's postback links are controls (a results pager only), with a cap of their own
+    assert kinds == [("control", "2"), ("control", "3"), ("span", "Open the archive")]
