@@ -63,6 +63,9 @@ class CrawlConfig(BaseModel):
     lease_ttl: float = Field(120.0, gt=0)
     reveal_menus: bool = True
     max_script_clicks: int = Field(30, ge=0, description="script-driven elements clicked per page")
+    dismiss_overlays: bool = Field(
+        True, description="answer cookie banners and consent walls, refusing what is optional if they let it"
+    )
     max_scrolls: int = Field(
         5, ge=0, description="infinite scroll: rounds of scrolling to the end of a page that watches it"
     )

@@ -114,6 +114,7 @@ class PageSnapshot(_Frozen):
     headers: dict[str, str] = {}
     forms: int = 0  # how many forms the page has
     submitted: str | None = None  # the submit candidate that worked, for routes that had some
+    dismissed: str | None = None  # the `dismiss` step that cleared an overlay (a cookie banner)
 
 
 class Document(_Frozen):

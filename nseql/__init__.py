@@ -11,12 +11,13 @@ is described in ``nseql/README.md``. This package does not depend on DeepBot.
 
 from nseql.dump import dump, dump_step
 from nseql.errors import Failure, NseqlError, ParseError, ProgramError, StepError
-from nseql.interpreter import RunResult, replaced, run
+from nseql.interpreter import RunResult, forget_overlays, replaced, run
 from nseql.model import (
     Back,
     Check,
     Click,
     Comment,
+    Dismiss,
     ElementStep,
     Fill,
     Hover,
@@ -42,6 +43,7 @@ __all__ = [
     "Check",
     "Click",
     "Comment",
+    "Dismiss",
     "ElementStep",
     "Failure",
     "Fill",
@@ -65,6 +67,7 @@ __all__ = [
     "WaitUrl",
     "dump",
     "dump_step",
+    "forget_overlays",
     "parse",
     "replaced",
     "run",

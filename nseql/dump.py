@@ -14,6 +14,7 @@ from nseql.model import (
     Check,
     Click,
     Comment,
+    Dismiss,
     Fill,
     Hover,
     Navigate,
@@ -78,6 +79,7 @@ def dump_step(step: Step) -> str:
             | Uncheck(selector=sel)
             | Hover(selector=sel)
             | Submit(selector=sel)
+            | Dismiss(selector=sel)
         ):
             return f"{_KEYWORDS[type(step)]} {_arg(sel)}"
         case Back():
@@ -91,6 +93,7 @@ _KEYWORDS: dict[type[Step], str] = {
     Uncheck: "uncheck",
     Hover: "hover",
     Submit: "submit",
+    Dismiss: "dismiss",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
@@ -25,6 +26,7 @@ from nseql.model import (
     Back,
     Check,
     Click,
+    Dismiss,
     Fill,
     Hover,
     Navigate,
@@ -127,6 +129,44 @@ def replaced(response: Response | None, document_url: str) -> bool:
     return response is None or response.url.split("#", 1)[0] != document_url.split("#", 1)[0]
 
 
+# The overlays `dismiss` steps watch for, per tab: Playwright's locator handlers, which it
+# checks before every later action (an overlay often shows late: a consent script that
+# fetches its settings first). They outlive the run: a caller that runs a program in
+# several parts keeps them; one that reuses the tab for another program forgets them.
+_WATCHED: weakref.WeakKeyDictionary[Page, dict[str, Locator]] = weakref.WeakKeyDictionary()
+
+
+async def _watch(page: Page, selector: str, timeout_ms: float) -> None:
+    watched = _WATCHED.setdefault(page, {})
+    if selector in watched:
+        return
+
+    async def dismiss(found: Locator) -> None:
+        await found.click(timeout=timeout_ms)
+
+    locator = page.locator(selector)
+    await page.add_locator_handler(locator, dismiss)
+    watched[selector] = locator
+
+
+async def _unwatch(page: Page, selector: str) -> None:
+    locator = _WATCHED.get(page, {}).pop(selector, None)
+    if locator is None:
+        return
+    try:
+        await page.remove_locator_handler(locator)
+    except PlaywrightError as exc:
+        if not is_closed(exc):
+            raise
+
+
+async def forget_overlays(page: Page) -> None:
+    """Stop clicking away what the ``dismiss`` steps run in ``page`` watch for."""
+    for selector in list(_WATCHED.get(page, {})):
+        await _unwatch(page, selector)
+    _WATCHED.pop(page, None)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     step_ms: float  # each element action or element wait
@@ -146,7 +186,7 @@ async def run(
     """Run every step of ``program`` on ``page``; raise StepError at the first failure.
 
     ``on_action`` is called just before each action that may navigate (click, select,
-    check, uncheck, press, submit) is performed: a caller that wants to watch what the
+    check, uncheck, press, submit, a dismiss's click) is performed: a caller that wants to watch what the
     action does (its fetches) starts watching there, not at the first ``goto``.
     """
     limits = Limits(step_timeout_ms, navigation_timeout_ms, load_timeout_ms)
@@ -210,6 +250,8 @@ class _Interpreter:
                 await self._act(step, lambda: self._locator(sel).press(key, timeout=t))
             case Submit(selector=sel):
                 await self._act(step, lambda: self._submit(sel))
+            case Dismiss(selector=sel):
+                await self._dismiss(step, sel)
             case WaitNavigation():
                 await self._await_navigation(self.last_mark, explicit=True)
                 self.last_mark = self.tracker.mark()  # a second `wait navigation` waits for another
@@ -234,6 +276,15 @@ class _Interpreter:
         await action()
         if await self._probe() or self.tracker.moved_since(mark):
             await self._await_navigation(mark, explicit=False)
+
+    async def _dismiss(self, step: Step, selector: str) -> None:
+        # A handler an earlier `dismiss` of it left would click it first, and this click
+        # then wait for an element that is gone.
+        await _unwatch(self.page, selector)
+        locator = self._locator(selector)
+        if await locator.is_visible():  # no waiting: an overlay is there or it is not
+            await self._act(step, lambda: locator.click(timeout=self.limits.step_ms))
+        await _watch(self.page, selector, self.limits.step_ms)
 
     async def _navigate(self, url: str) -> None:
         if not urlsplit(url).scheme and self.page.url.startswith(("http:", "https:")):

@@ -145,6 +145,12 @@ class Hover(ElementStep):
 
 
 @dataclass(frozen=True, slots=True)
+class Dismiss(ElementStep):
+    """``dismiss SEL``: click SEL if it is shown, and whenever it shows again before a later
+    action in this tab (an overlay such as a cookie banner); nothing if it never shows."""
+
+
+@dataclass(frozen=True, slots=True)
 class Press(ElementStep):
     """``press SEL "Enter"``: focus the element and press a key (Playwright key names)."""
 

@@ -17,6 +17,7 @@ from nseql.model import (
     Check,
     Click,
     Comment,
+    Dismiss,
     Fill,
     Hover,
     Navigate,
@@ -45,6 +46,7 @@ USAGE: dict[str, str] = {
     "hover": "hover SELECTOR",
     "press": 'press SELECTOR "KEY"',
     "submit": "submit SELECTOR",
+    "dismiss": "dismiss SELECTOR",
     "wait": 'wait navigation  |  wait load  |  wait url "REGEX"  |  wait SELECTOR',
     "back": "back",
 }
@@ -176,6 +178,7 @@ _BUILDERS: dict[str, Callable[[_Args], Step]] = {
     "hover": lambda a: Hover(a.selector()),
     "press": lambda a: Press(a.selector(), a.nonempty("a key")),
     "submit": lambda a: Submit(a.selector()),
+    "dismiss": lambda a: Dismiss(a.selector()),
     "wait": _wait,
     "back": lambda a: Back(),
 }

@@ -82,7 +82,7 @@ def test_other_url_and_text_is_a_different_page() -> None:
 
 # -- replay by id in real Chromium --------------------------------------------------------
 
-LAB_SLICE = (r"/lab/$", r"/lab/(js|session|jump|popups|hashapp)/")
+LAB_SLICE = (r"/lab/$", r"/lab/(js|session|jump|popups|hashapp|consent)/")
 BOOKS_SLICE = (r"/books/search/advanced$", r"/books/results")
 
 
@@ -165,6 +165,15 @@ def test_replay_jump_menu_and_popup_documents(crawled: Crawled, capsys: pytest.C
     doc = crawled.one(Via.SCRIPT, path)
     assert doc.nseql.splitlines()[-1].startswith(verb + " ")
     assert_reached(doc, *replay(crawled, doc.id, capsys))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_replay_through_a_cookie_wall(crawled: Crawled, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = crawled.one(Via.SCRIPT, "/lab/consent/archive")
+    assert "\ndismiss " in doc.nseql  # the wall is refused again, then the covered element clicked
+    code, out, err = replay(crawled, doc.id, capsys)
+    assert_reached(doc, code, out, err)
 
 
 @pytest.mark.browser

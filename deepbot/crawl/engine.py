@@ -223,18 +223,20 @@ class Crawler:
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
             fetch_wait_ms=int(self.config.fetch_wait * 1000),
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
-            max_scrolls=self.config.max_scrolls,
+            max_scrolls=self.config.max_scrolls, dismiss_overlays=self.config.dismiss_overlays,
         )
         async with self.pool.slot() as slot:
             snapshot = await visit(route, session, slot, options)
             host.record(snapshot.status, snapshot.headers.get("retry-after"))
             if snapshot.status in _BACKOFF_STATUSES:
                 raise _RetryLater(snapshot.status, host.backoff_seconds())
-            if snapshot.submitted is not None:
-                # The document replays the submission that worked, and so do its children.
-                route = route.model_copy(update={
-                    "steps": append_steps(route.steps, snapshot.submitted),
-                    "program": append_steps(route.program, snapshot.submitted), "submit": ()})
+            for done in (snapshot.submitted, snapshot.dismissed):
+                if done is not None:
+                    # The document replays the submission that worked and the overlay it
+                    # clicked away, and so do its children.
+                    route = route.model_copy(update={
+                        "steps": append_steps(route.steps, done),
+                        "program": append_steps(route.program, done), "submit": ()})
             if route.acts_on is not None:
                 identity = page_identity(snapshot.url, snapshot.text)
                 if identity == route.acts_on or identity in self._pages_seen:

@@ -2,6 +2,98 @@
 // trip instead of dozens. Menus that insert links on hover are opened by
 // dispatching the events a pointer would, before anchors are collected.
 async (opts) => {
+  // An overlay (fixed, sticky, a modal dialog) that speaks of cookies or consent in its
+  // own words (a link to a cookie policy in a fixed header does not count), and a button
+  // in it that refuses, accepts or closes: {selector, text}, or null.
+  const findConsent = () => {
+    const TOPIC = /cookie|consent|gdpr|einwilligung|consentement|consentimiento|consenso|toestemming|samtycke/i;
+    const REFUSE = new RegExp("\\b(reject|decline|deny|refuse|disagree|do not (consent|accept|agree)|don't (accept|agree))" +
+      "|(necessary|essential|required|functional) (cookies )?only|only (the )?(necessary|essential|required)" +
+      "|continue without|ablehnen|verweigern|nur (notwendige|essenzielle|erforderliche)|refuser|continuer sans" +
+      "|rechazar|rifiut|weigeren|afwijzen", "i");
+    const OTHER = /setting|manage|custom|preference|option|more info|learn more|details|policy|read more|partner|vendor|purpose|save|einstellung|mehr|paramètr|personnalis|configur/i;
+    const ACCEPT = /\b(accept|agree|allow|ok|okay|got it|understood|i understand|consent|continue)\b|akzeptier|zustimm|einverstanden|annehmen|accepter|j'accepte|acepto|aceptar|accett|accepteren|akkoord|godkänn/i;
+    const CLOSE = /^(close|dismiss|[×✕✖x]|schließen|fermer|cerrar|chiudi|sluiten)$/i;
+    const overlayOf = (el) => {
+      for (let n = el; n && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+        if (n.localName === "dialog" && n.open) return n;
+        const position = getComputedStyle(n).position;
+        if (position === "fixed" || position === "sticky") return n;
+      }
+      return null;
+    };
+    const nameOf = (el) => {  // what it says, or for an icon ("×") what it is called
+      const shown = ((el.localName === "input" ? el.value : el.innerText) || "").replace(/\s+/g, " ").trim();
+      return /\w/.test(shown) ? shown : (el.getAttribute("aria-label") || el.getAttribute("title") || shown).trim();
+    };
+    const roots = new Set();
+    const corners = [[0.5, 0.5], [0.5, 0.02], [0.5, 0.98], [0.1, 0.98], [0.9, 0.98], [0.5, 0.9], [0.1, 0.9], [0.9, 0.9]];
+    for (const [x, y] of corners) {
+      const hit = document.elementFromPoint(innerWidth * x, innerHeight * y);
+      const root = hit && overlayOf(hit);
+      if (root) roots.add(root);
+    }
+    const named = document.querySelectorAll("[id*=cookie i],[class*=cookie i],[id*=consent i],[class*=consent i]," +
+      "[id*=gdpr i],[class*=gdpr i],[aria-label*=cookie i],[aria-label*=consent i],dialog[open],[aria-modal=true]," +
+      "[role=dialog],[role=alertdialog],[role=alert]");
+    for (let i = 0; i < named.length && i < 30; i++) {
+      const root = overlayOf(named[i]);
+      if (root) roots.add(root);
+    }
+    const quoted = (s) => (!s.includes('"') ? `"${s}"` : !s.includes("'") ? `'${s}'` : null);
+    // An XPath that names the button by the overlay and its words, not its position: a
+    // replay watches for it on later pages too (nseql's `dismiss`), where positions differ.
+    const selectorOf = (button, root) => {
+      let scope = "";
+      for (let n = root; n && n !== document.body && !scope; n = n.parentElement) {
+        const token = [...n.classList].find((c) => /cookie|consent|gdpr|cmp/i.test(c));
+        if (n.id && quoted(n.id) && document.querySelectorAll("#" + CSS.escape(n.id)).length === 1) {
+          scope = `//*[@id=${quoted(n.id)}]`;
+        } else if (token && quoted(token)) {
+          scope = `//*[contains(concat(" ", normalize-space(@class), " "), ${quoted(" " + token + " ")})]`;
+        }
+      }
+      const text = (button.textContent || "").replace(/[ \t\r\n]+/g, " ").trim();
+      const by = [["value", button.localName === "input" ? button.value : ""], [".", text.length <= 80 ? text : ""],
+                  ["aria-label", button.getAttribute("aria-label")], ["title", button.getAttribute("title")],
+                  ["id", button.id]].find(([, v]) => v && quoted(v));
+      if (!by) return null;
+      const test = by[0] === "." ? `normalize-space(.)=${quoted(by[1])}` : `@${by[0]}=${quoted(by[1])}`;
+      const tag = ["button", "a", "input"].includes(button.localName) ? button.localName : "*";
+      const expr = `${scope}//${tag}[${test}]`;
+      const hits = document.evaluate(expr, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      for (let i = 0; i < hits.snapshotLength; i++) {
+        if (hits.snapshotItem(i) === button) return "xpath=" + (hits.snapshotLength > 1 ? `(${expr})[${i + 1}]` : expr);
+      }
+      return null;
+    };
+    for (const root of roots) {
+      const box = root.getBoundingClientRect();
+      if (!root.checkVisibility() || box.width < 1 || box.height < 1 || box.bottom <= 0 || box.top >= innerHeight) continue;
+      const controls = root.querySelectorAll("a[href], button, input, select, textarea, [role=button]");
+      if (controls.length > 40) continue;  // a page of its own (an app's fixed shell), not a notice
+      let words = "";
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t && words.length < 5000; t = walker.nextNode()) {
+        if (!t.parentElement.closest("a[href]:not([href^='#']):not([href^='javascript:' i])")) words += t.data + " ";
+      }
+      if (!TOPIC.test(words)) continue;
+      let best = null, bestScore = 0;
+      for (const el of root.querySelectorAll("button, [role=button], input[type=button], input[type=submit], a")) {
+        if (el.disabled || !el.checkVisibility()) continue;
+        const href = el.localName === "a" ? (el.getAttribute("href") || "").trim() : "";
+        if (href && !href.startsWith("#") && !/^javascript:/i.test(href) && el.getAttribute("role") !== "button") continue;
+        const name = nameOf(el);
+        const hint = `${el.id} ${el.getAttribute("class") || ""}`;  // an icon button's only words
+        const score = REFUSE.test(name) ? 3 : OTHER.test(name) ? 0 : ACCEPT.test(name) ? 2
+          : CLOSE.test(name) || (!name && /close|dismiss/i.test(hint)) ? 1 : 0;
+        if (score > bestScore) { best = el; bestScore = score; }
+      }
+      const selector = best && selectorOf(best, root);
+      if (selector) return { selector, text: nameOf(best).slice(0, 60) };
+    }
+    return null;
+  };
   // 0. A page that fetches its content once loaded (a results shell, a single-page
   // app) is read when that content has come: the fetch/XHR still unanswered are waited
   // for (bounded), counted in the page by the mini-browser's init script (fetches.js).
@@ -10,6 +102,16 @@ async (opts) => {
   const fetches = opts.fetches;
   if (fetches && fetches.limit > 0 && window.__deepbotNet) {
     settled = await window.__deepbotNet.settle(fetches.since, fetches.quiet, fetches.limit, false);
+  }
+  // 0a. An overlay asking for cookie consent (a bottom banner, a modal wall) is dealt
+  // with first: it takes the clicks meant for the page, and a modal one stops it from
+  // scrolling. Its button is returned at once, for the crawler to click as a person
+  // would (it then harvests the page again): the one refusing what is optional ("Reject
+  // all", "Only necessary"), else the one accepting, else the one closing it.
+  const sane = JSON.stringify({ a: ["x"] }) === '{"a":["x"]}';
+  if (opts.dismiss) {
+    const consent = findConsent();
+    if (consent) return sane ? JSON.stringify({ consent, settled }) : { consent, settled };
   }
   // 0b. Infinite scroll: a page that watches scrolling is scrolled to its end, round
   // after round, while that brings more (taller page, more links); each round waits
@@ -229,6 +331,5 @@ async (opts) => {
   // object node by node in Python, and a page's links make thousands of nodes.
   // Old libraries (Prototype.js) patch toJSON and break JSON.stringify: then return the
   // object itself.
-  const sane = JSON.stringify({ a: ["x"] }) === '{"a":["x"]}';
   return sane ? JSON.stringify(out) : out;
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import time
 from importlib import resources
 from typing import Any
@@ -23,6 +24,8 @@ from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
 from deepbot.errors import BrowserError, FormError
 from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
+
+log = logging.getLogger(__name__)
 
 _HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
 
@@ -39,6 +42,7 @@ class VisitOptions(_Frozen):
     max_scripts: int = 30
     max_scrolls: int = 5  # rounds of scrolling to the end, on pages that watch scrolling
     scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
+    dismiss_overlays: bool = True  # click away cookie banners and consent walls (refusing, if it can)
     max_body_bytes: int = 20_000_000
     submit_wait_ms: int = 3_000  # how long a submission may take to change the page
     quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
@@ -86,6 +90,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                 await _blank(page)
         slot.acted = route.acts_on is not None or bool(route.submit)
         slot.clears_on_leave = False
+        await nseql.forget_overlays(page)  # what the tab's last route dismissed is not this one's
         await slot.restore(session)
         slot.mark_dirty()  # whatever happens next may change cookies or storage
         program = nseql.parse(route.steps)
@@ -135,6 +140,12 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                                 title=await page.title(), session=await _capture(slot, [], origins),
                                 settled=settled, headers=headers)
         data = await _harvest(page, options, since=action.since)
+        dismissed = None
+        if data.get("consent"):
+            dismissed = await _dismiss(page, data["consent"], options, action)
+            slot.acted = slot.acted or dismissed is not None
+            again = options.model_copy(update={"dismiss_overlays": False})
+            data = await _harvest(page, again, since=action.since)
         settled = settled and data.get("settled", True)
         document = data.get("document") or {}
         if nseql.replaced(main, document.get("url", "")):
@@ -153,7 +164,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             scripts=tuple(ScriptElement(**s) for s in data.get("scripts", ())),
             revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
             session=session, settled=settled, headers=headers,
-            forms=int(data.get("forms", 0)), submitted=submitted,
+            forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
         )
     except nseql.StepError as exc:
         raise browser_error(exc, str(exc)) from exc  # its text names the line
@@ -293,11 +304,33 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 
 
+async def _dismiss(page: Page, consent: dict[str, str], options: VisitOptions, action: _Action) -> str | None:
+    """Click the overlay's button the harvest chose; the ``dismiss`` step, or None if it failed.
+
+    A ``dismiss`` step, not a click: on a replay the overlay may show later, or not at
+    all (a consent already given), and the step then watches for it or does nothing. A
+    button that cannot be clicked is given up in the submission wait, not the step timeout.
+    """
+    comment = "".join(ch for ch in f"overlay: {consent.get('text', '')}" if ch.isprintable())
+    step = nseql.Dismiss(consent["selector"], comment=comment.strip())
+    try:
+        await nseql.run(nseql.Program.of(step), page,
+                        step_timeout_ms=min(options.step_timeout_ms, options.submit_wait_ms),
+                        navigation_timeout_ms=options.step_timeout_ms,
+                        load_timeout_ms=options.settle_timeout_ms, on_action=action.started)
+    except nseql.StepError as exc:
+        if exc.kind is nseql.Failure.CLOSED:
+            raise
+        log.info("could not dismiss an overlay on %s: %s", page.url, exc.reason)
+        return None
+    return nseql.dump(nseql.Program.of(step))
+
+
 def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
     """The harvest script's argument (``harvest.js``) for these options."""
     return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
             "maxScripts": options.max_scripts, "maxScrolls": options.max_scrolls,
-            "scrollQuiet": options.scroll_quiet_ms,
+            "scrollQuiet": options.scroll_quiet_ms, "dismiss": options.dismiss_overlays,
             "fetches": {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms}}
 
 

@@ -48,6 +48,13 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
         assert title in views[fragment].text and views[fragment].via is Via.LINK
     # A feed with infinite scroll: scrolled to its end until no more came.
     assert ok_paths >= lab.BY_SCROLL and "What happened, part 9." in by_path["/lab/feed/"].text
+    # A cookie wall over a script element: refused, then the element clicked, in the
+    # document's program too; the page kept has no wall in its text.
+    assert ok_paths >= lab.CONSENT_WALLED
+    walled = by_path["/lab/consent/archive"]
+    assert walled.via is Via.SCRIPT and lab.CONSENT_REFUSED in walled.html
+    assert [line.split()[0] for line in walled.nseql.splitlines()][-3:] == ["navigate", "dismiss", "click"]
+    assert "We use cookies" not in by_path["/lab/consent/"].text
     assert by_path["/lab/js/target-a"].via is Via.SCRIPT
     assert lab.PDF_SENTENCE in by_path["/lab/doc.pdf"].text
     assert "Members area" in by_path["/lab/session/secret"].title

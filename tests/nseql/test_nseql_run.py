@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - upstream's module name
 
 from fixtures.server import FixtureServer
 from fixtures.sites.lab import POPUP_AD, SESSION_TOKEN
-from nseql import Failure, StepError, parse, run
+from nseql import Failure, StepError, forget_overlays, parse, run
 from nseql.navigation import NavigationTracker
 
 pytestmark = pytest.mark.browser
@@ -123,6 +123,37 @@ async def test_click_reveals_a_menu_link_and_wait_sees_it(page: Page, site: Fixt
     )
     result = await run(program, page, **FAST)
     assert result.final_url == site.url("/lab/menu/click-target")
+
+
+DENY = "'#ccWall button[data-choice=denied]'"  # the lab's consent wall: its refusing button
+WALL_SHOWN = "() => !!document.getElementById('ccDialog')"
+
+
+async def test_dismiss_clicks_an_overlay_that_is_shown(page: Page, site: FixtureServer) -> None:
+    await run(parse(f"navigate {site.url('/lab/consent/')}\n"), page, **FAST)
+    assert await page.evaluate(WALL_SHOWN)  # shown as the page is parsed
+    await run(parse(f"dismiss {DENY}\nclick 'text=Browse the archive'\n"), page, **FAST)
+    assert page.url == site.url("/lab/consent/archive")
+    assert await page.inner_text("#choice") == "Cookie choice: denied"
+
+
+async def test_dismiss_watches_for_an_overlay_that_shows_later(page: Page, site: FixtureServer) -> None:
+    # The wall comes once the consent script has fetched its settings: after the step ran.
+    result = await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
+    assert result.steps_run == 2 and not await page.evaluate(WALL_SHOWN)
+    await page.wait_for_function(WALL_SHOWN)  # no action: nothing is clicked yet
+    # The next action, in a later run, finds it first and clicks it away.
+    await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
+    assert await page.inner_text("#choice") == "Cookie choice: denied"
+
+
+async def test_a_forgotten_overlay_is_left_alone(page: Page, site: FixtureServer) -> None:
+    await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
+    await forget_overlays(page)
+    await page.wait_for_function(WALL_SHOWN)
+    with pytest.raises(StepError) as caught:
+        await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
+    assert caught.value.kind is Failure.NOT_ACTIONABLE and "intercepts pointer events" in caught.value.reason
 
 
 async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:

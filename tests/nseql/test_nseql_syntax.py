@@ -90,7 +90,7 @@ def test_golden_covers_every_keyword() -> None:
     }
     assert step_classes <= seen
     assert set(nseql.USAGE) == {"navigate", "click", "fill", "select", "check", "uncheck", "hover", "press",
-                                "submit", "wait", "back"}  # fmt: skip
+                                "submit", "dismiss", "wait", "back"}  # fmt: skip
 
 
 def test_positions_do_not_take_part_in_equality() -> None:
