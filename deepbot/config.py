@@ -67,7 +67,7 @@ class CrawlConfig(BaseModel):
         True, description="answer cookie banners and consent walls, refusing what is optional if they let it"
     )
     max_scrolls: int = Field(
-        5, ge=0, description="infinite scroll: rounds of scrolling to the end of a page that watches it"
+        5, ge=0, description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks"
     )
 
     @field_validator("seeds")

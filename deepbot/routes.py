@@ -109,6 +109,7 @@ class PageSnapshot(_Frozen):
     scripts: tuple[ScriptElement, ...] = ()
     revealed: int = 0  # anchors that appeared when menus were hovered
     scrolled: int = 0  # rounds of scrolling to the end that brought more (infinite scroll)
+    more: int = 0  # clicks on a "Load more" button that brought more
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
     headers: dict[str, str] = {}

@@ -104,7 +104,7 @@ def plain_crawl(server: FixtureServer) -> PlainCrawl:
 def test_constants_are_consistent() -> None:
     assert lab.SCRIPT_ONLY <= lab.EXPECTED_PAGES
     assert lab.SESSION_ONLY <= lab.EXPECTED_PAGES
-    assert lab.IN_FRAMES | lab.BY_REFRESH | lab.BY_SCROLL <= lab.EXPECTED_PAGES
+    assert lab.IN_FRAMES | lab.BY_REFRESH | lab.BY_SCROLL | lab.BY_LOAD_MORE <= lab.EXPECTED_PAGES
     assert set(lab.REDIRECTS.values()) <= lab.EXPECTED_PAGES
     assert not (lab.EXPECTED_PAGES & (lab.NEVER | lab.UNREACHABLE | lab.OPTIONAL_PAGES | set(lab.REDIRECTS)))
 
@@ -114,14 +114,15 @@ def test_a_plain_crawl_reaches_exactly_the_pages_that_need_no_script() -> None:
         crawl = plain_crawl(server)
         ok = {path for path, status in crawl.status.items() if status == 200}
         assert ok == (lab.EXPECTED_PAGES - lab.SCRIPT_ONLY - lab.SESSION_ONLY - lab.IN_FRAMES - lab.BY_REFRESH
-                      - lab.BY_SCROLL)
+                      - lab.BY_SCROLL - lab.BY_LOAD_MORE)
         assert crawl.status["/lab/session/secret"] == 403  # no script ran, so no cookie
         assert crawl.status["/lab/redirect/loop-a"] in (301, 302)  # urllib gave up on the loop
         assert crawl.offsite == {lab.OFFSITE_URL}
         assert server.url("/private/secret") in crawl.hrefs
         assert all(server.hits_for(path) == 0 for path in lab.NEVER)
         assert server.hits_for("/lab/busy") == 2
-    for target in lab.SCRIPT_ONLY | lab.IN_FRAMES | lab.BY_SCROLL:  # nowhere in a crawled page's href
+    # nowhere in a crawled page's href
+    for target in lab.SCRIPT_ONLY | lab.IN_FRAMES | lab.BY_SCROLL | lab.BY_LOAD_MORE:
         assert not any(urlsplit(href).path == target for href in crawl.hrefs)
 
 

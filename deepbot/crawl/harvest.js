@@ -134,8 +134,44 @@ async (opts) => {
     }
     window.scrollTo(0, 0);
   }
+  // 0c. "Load more": a listing that grows in place when its button is clicked, the other
+  // common way to page a feed or a catalogue. The button is clicked round after round
+  // while that brings more, as for scrolling (same cap). A click that would leave the
+  // page (a button that is really a link to page 2) is cancelled: that is not this page.
+  let more = 0;
+  if (opts.maxScrolls > 0 && net && fetches && fetches.limit > 0) {
+    const MORE = new RegExp("^(load|show|see|view|display) (\\d+ )?more\\b" +
+      "|^more (results|items|products|stories|articles|posts|news|entries|books|records|titles)\\b" +
+      "|^(mehr|weitere) (laden|anzeigen)|^(voir|afficher|charger) plus|^(cargar|ver|mostrar) más" +
+      "|^(carica|mostra) altr|^meer (laden|tonen|weergeven)", "i");
+    const findMore = () => {
+      const buttons = "button, [role=button], a:not([href]), a[href^='#'], a[href^='javascript:' i]";
+      for (const el of document.querySelectorAll(buttons)) {
+        if (el.disabled || el.getAttribute("aria-disabled") === "true" || (el.form && el.type === "submit")) continue;
+        const text = (el.innerText || "").replace(/\s+/g, " ").trim();
+        if (text.length <= 40 && MORE.test(text) && el.checkVisibility()) return el;
+      }
+      return null;
+    };
+    const root = document.scrollingElement || document.documentElement;
+    const stay = (e) => { if (!e.destination.sameDocument && e.cancelable) e.preventDefault(); };
+    if (window.navigation) window.navigation.addEventListener("navigate", stay);
+    try {
+      for (let button = findMore(); button && more < opts.maxScrolls; button = findMore()) {
+        const height = root.scrollHeight, links = document.links.length;
+        const since = performance.timeOrigin + performance.now();
+        button.click();
+        const calm = await net.settle(since, opts.scrollQuiet, fetches.limit, true);
+        if (root.scrollHeight <= height && document.links.length <= links) break;
+        more++;
+        if (!calm) break;
+      }
+    } finally {
+      if (window.navigation) window.navigation.removeEventListener("navigate", stay);
+    }
+  }
   const out = { url: location.href, title: document.title || "", links: [], scripts: [],
-                revealed: 0, scrolled, storage: [], origins: [], settled };
+                revealed: 0, scrolled, more, storage: [], origins: [], settled };
   const cssPath = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {

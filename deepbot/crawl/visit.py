@@ -40,7 +40,7 @@ class VisitOptions(_Frozen):
     reveal_menus: bool = True
     max_hover: int = 30
     max_scripts: int = 30
-    max_scrolls: int = 5  # rounds of scrolling to the end, on pages that watch scrolling
+    max_scrolls: int = 5  # rounds of scrolling to the end (pages that watch it), and of "Load more" clicks
     scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
     dismiss_overlays: bool = True  # click away cookie banners and consent walls (refusing, if it can)
     max_body_bytes: int = 20_000_000
@@ -163,6 +163,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             links=tuple(Link(**link) for link in data.get("links", ())),
             scripts=tuple(ScriptElement(**s) for s in data.get("scripts", ())),
             revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
+            more=int(data.get("more", 0)),
             session=session, settled=settled, headers=headers,
             forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
         )

@@ -48,6 +48,8 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
         assert title in views[fragment].text and views[fragment].via is Via.LINK
     # A feed with infinite scroll: scrolled to its end until no more came.
     assert ok_paths >= lab.BY_SCROLL and "What happened, part 9." in by_path["/lab/feed/"].text
+    # A catalogue with a "Load more" button: clicked until it went.
+    assert ok_paths >= lab.BY_LOAD_MORE and f"Title {3 * lab.MORE_BATCH}" in by_path["/lab/more/"].text
     # A cookie wall over a script element: refused, then the element clicked, in the
     # document's program too; the page kept has no wall in its text.
     assert ok_paths >= lab.CONSENT_WALLED

@@ -1,5 +1,6 @@
 """Infinite scroll: a page that watches scrolling is scrolled to its end while that
-brings more; a page that does not is never scrolled."""
+brings more; a page that does not is never scrolled. And "Load more" buttons, clicked
+while they bring more."""
 
 from __future__ import annotations
 
@@ -58,3 +59,31 @@ async def test_only_pages_that_watch_scrolling_are_marked(site: FixtureServer) -
         await slot.page.evaluate("() => window.scrollTo(0, 500)")
         await slot.page.wait_for_function("() => document.getElementById('top').className === 'scrolled'")
     assert marks == [False, True, True]
+
+
+async def test_a_load_more_button_is_clicked_until_it_goes(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/more/"))
+    titles = {urlsplit(link.url).path for link in snapshot.links if "/title-" in link.url}
+    # two clicks brought a batch each; the last batch took the button away
+    assert snapshot.more == 2 and snapshot.scrolled == 0
+    assert titles == {f"/lab/more/title-{n}" for n in range(1, 3 * lab.MORE_BATCH + 1)} >= lab.BY_LOAD_MORE
+    assert "Load more" not in snapshot.text
+    # the "Show more by page" link is a link: followed, not clicked
+    assert site.url("/lab/more/?page=1") in {link.url for link in snapshot.links}
+
+
+@pytest.mark.parametrize(("rounds", "titles"), [(0, 1), (1, 2)])
+async def test_load_more_rounds_share_the_scroll_cap(site: FixtureServer, rounds: int, titles: int) -> None:
+    snapshot = await _visit(site.url("/lab/more/"), VisitOptions(max_scrolls=rounds))
+    found = [link for link in snapshot.links if "/title-" in link.url]
+    assert snapshot.more == rounds and len(found) == titles * lab.MORE_BATCH
+
+
+async def test_a_load_more_button_that_leaves_the_page_is_not_followed_there(site: FixtureServer) -> None:
+    before = site.hits_for("/lab/more/title-9")  # the site is shared with other tests
+    snapshot = await _visit(site.url("/lab/more/paged"))
+    assert snapshot.url == site.url("/lab/more/paged") and snapshot.more == 0
+    assert "Title 1" in snapshot.text and "number 9" not in snapshot.text
+    # it is still a script element: the crawler follows it as a route of its own
+    assert [s.text for s in snapshot.scripts] == ["Load more"]
+    assert site.hits_for("/lab/more/title-9") == before
