@@ -73,6 +73,16 @@
       return original.call(this === undefined ? target : this, type, ...rest);
     });
   }
+  // A panel that scrolls by itself (an app's list inside a fixed shell) has a listener of
+  // its own: the harvest scrolls that panel when the window has nothing to scroll.
+  net.panels = [];
+  wrap(Element.prototype, "addEventListener", (original) => function (type, ...rest) {
+    if ((type === "scroll" || type === "wheel") && net.panels.length < 20) {
+      watches();
+      net.panels.push(this);
+    }
+    return original.call(this, type, ...rest);
+  });
 
   // Resolves true once no request started at or after `since` (epoch ms) is waiting and
   // neither the DOM nor an answer has changed anything for `quiet` ms; false after

@@ -118,21 +118,39 @@ async (opts) => {
   // for the fetches the scroll made, as above, and for the DOM to stay still a while
   // longer than after a load: scroll handlers are often debounced (100-200 ms). Back at
   // the top afterwards.
+  // Old pages set a handler (`window.onscroll = …`, `<body onscroll>`) rather than a
+  // listener. When the window does not scroll, the panel that does is scrolled: the
+  // largest of those with a scroll listener, else, in a shell that shuts the window's
+  // overflow, the largest of any.
   let scrolled = 0;
   const net = window.__deepbotNet;
-  if (opts.maxScrolls > 0 && net && net.scrollHooks && fetches && fetches.limit > 0) {
-    const root = document.scrollingElement || document.documentElement;
-    while (scrolled < opts.maxScrolls && root.scrollHeight > innerHeight + 1) {
-      const height = root.scrollHeight, links = document.links.length;
+  const watched = net && (net.scrollHooks || window.onscroll || document.onscroll);
+  if (opts.maxScrolls > 0 && watched && fetches && fetches.limit > 0) {
+    const scrolls = (el) => el.scrollHeight > el.clientHeight + 1;
+    const largest = (els) => {
+      let best = null, area = 0;
+      for (const el of els) {
+        if (el.clientHeight < 100 || !scrolls(el) || !/auto|scroll|overlay/.test(getComputedStyle(el).overflowY)) continue;
+        if (el.clientHeight * el.clientWidth > area) { best = el; area = el.clientHeight * el.clientWidth; }
+      }
+      return best;
+    };
+    const page = document.scrollingElement || document.documentElement;
+    const shut = (el) => el && /hidden|clip/.test(getComputedStyle(el).overflowY);
+    const fixed = shut(document.documentElement) || shut(document.body);
+    const panel = scrolls(page) && !fixed ? page : largest(net.panels)
+      || (fixed ? largest([...document.querySelectorAll("body *")].slice(0, 5000)) : null);
+    while (panel && scrolled < opts.maxScrolls && scrolls(panel)) {
+      const height = panel.scrollHeight, links = document.links.length;
       const since = performance.timeOrigin + performance.now();
-      window.scrollTo(0, height);
+      panel.scrollTop = height;
       // a feed that never goes quiet (polling, a ticker) ends the rounds
       const calm = await net.settle(since, opts.scrollQuiet, fetches.limit, true);
-      if (root.scrollHeight <= height && document.links.length <= links) break;
+      if (panel.scrollHeight <= height && document.links.length <= links) break;
       scrolled++;
       if (!calm) break;
     }
-    window.scrollTo(0, 0);
+    if (panel) panel.scrollTop = 0;
   }
   // 0c. "Load more": a listing that grows in place when its button is clicked, the other
   // common way to page a feed or a catalogue. The button is clicked round after round

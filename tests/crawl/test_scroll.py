@@ -44,6 +44,15 @@ async def test_rounds_are_bounded(site: FixtureServer, rounds: int, stories: int
     assert snapshot.scrolled == rounds and len(_stories(snapshot)) == stories
 
 
+@pytest.mark.parametrize("variant", ["app", "shell", "classic"])
+async def test_a_scrolling_panel_and_an_onscroll_handler_are_scrolled_too(
+        site: FixtureServer, variant: str) -> None:
+    # app, shell: the window has nothing to scroll, the list panel does (a scroll listener
+    # on it; an observer of its end); classic: window.onscroll
+    snapshot = await _visit(site.url(f"/lab/feed/{variant}"))
+    assert snapshot.scrolled == 2 and _stories(snapshot) == {f"/lab/feed/story-{n}" for n in range(1, 10)}
+
+
 async def test_a_page_that_only_restyles_on_scroll_gives_what_it_has(site: FixtureServer) -> None:
     snapshot = await _visit(site.url("/lab/feed/archive"))
     assert snapshot.scrolled == 0 and "Year 2019" in snapshot.text
