@@ -354,8 +354,10 @@ async (opts) => {
     .filter((o) => o && o !== "null")])];
   // A text field outside every form counts as one more: an app's search panel without
   // a <form> (the Form Analyzer groups such fields into virtual forms).
-  out.forms = document.forms.length + ([...document.querySelectorAll(
-    "input:not([type]), input[type=text], input[type=search], textarea")].some((el) => !el.form) ? 1 : 0);
+  // Web components' shadow roots count too.
+  const fields = "input:not([type]), input[type=text], input[type=search], textarea";
+  out.forms = [document, ...shadowRoots].reduce((n, root) => n + root.querySelectorAll("form").length, 0) +
+    ([document, ...shadowRoots].some((root) => [...root.querySelectorAll(fields)].some((el) => !el.form)) ? 1 : 0);
   // The document shown, as the browser loaded it: the crawler's own record of responses
   // misses a navigation the page made by itself (a script's redirect, a meta refresh).
   const nav = performance.getEntriesByType("navigation")[0];

@@ -65,6 +65,53 @@
     return `(//form)[${i + 1}]`;
   };
 
+  // ---- open shadow roots (web components): a form or a search panel in one is the
+  // page's too, though document-wide queries, XPath and contains() stop at its edge. An
+  // element inside one is named by Playwright CSS, which pierces them: its host's
+  // selector, then its own within the host ("css=book-search >> css=input[name=q]").
+  const shadowRoots = [];
+  const findRoots = (root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      if (el.shadowRoot) { shadowRoots.push(el.shadowRoot); findRoots(el.shadowRoot); }
+    }
+  };
+  findRoots(document);
+  const everywhere = (css) => shadowRoots.reduce((all, r) => all.concat(Array.from(r.querySelectorAll(css))),
+    Array.from(document.querySelectorAll(css)));
+  const up = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+  const holds = (c, el) => { for (let n = el; n; n = up(n)) if (n === c) return true; return false; };
+  const shadowed = (el) => el.getRootNode() !== document;
+  const byId = (el, id) => (el.getRootNode().getElementById ? el.getRootNode() : document).getElementById(id);
+  const cssIn = (el) => {  // unique within el's own root
+    const root = el.getRootNode(), tag = el.localName;
+    if (el.id && only(root, `[id=${cssq(el.id)}]`, el)) return `${tag}[id=${cssq(el.id)}]`;
+    const name = el.getAttribute('name');
+    if (name) {
+      let css = `${tag}[name=${cssq(name)}]`;
+      if ((el.type === 'radio' || el.type === 'checkbox') && el.hasAttribute('value')) {
+        css += `[value=${cssq(el.getAttribute('value'))}]`;
+      }
+      if (only(root, css, el)) return css;
+    }
+    if (only(root, tag, el)) return tag;  // a custom element is often the page's only one
+    const parts = [];
+    for (let n = el; n; n = n.parentElement) {
+      let i = 1;
+      for (let sib = n.previousElementSibling; sib; sib = sib.previousElementSibling) if (sib.localName === n.localName) i++;
+      parts.unshift(`${n.localName}:nth-of-type(${i})`);
+    }
+    return parts.join(' > ');
+  };
+  const pierce = (el) => {
+    const parts = [];
+    for (let n = el; n; n = shadowed(n) ? n.getRootNode().host : null) parts.unshift('css=' + cssIn(n));
+    return parts.join(' >> ');
+  };
+  // fxp: the XPath of the element's form (or virtual container), '' for none or one in a shadow root
+  const selectorOf = (el, fxp, scopeEl) => (shadowed(el) ? pierce(el)
+    : 'xpath=' + elementXp(el, fxp, fxp ? scopeEl : null));
+
   // ---- visible text runs: consecutive inline text with no control, break or block between
   const SKIP = 'script,style,noscript,template,select,option,optgroup,textarea,button,datalist,svg,canvas,iframe,object';
   const BREAKERS = new Set(['input', 'select', 'textarea', 'button', 'br', 'img', 'hr', 'label', 'iframe', 'object',
@@ -79,7 +126,7 @@
   // Where texts can matter: around each form's controls, and inside labels and
   // aria-referenced elements of form controls (wherever they are). A subtree far from
   // all of these is skipped whole: a long page costs little more than a short one.
-  const formsArr = Array.from(document.forms);
+  const formsArr = Array.from(document.forms).concat(...shadowRoots.map((r) => Array.from(r.querySelectorAll('form'))));
   // ---- controls outside every form. An app's search panel is often plain <div>s with a
   // button (or only Enter) that runs a script. Each such control belongs to its nearest
   // ancestor that also holds a button outside every form (the whole body when none
@@ -87,20 +134,20 @@
   // alone outside a form is a jump menu or a sort order, not a search.
   const BUTTONISH = 'button,input[type=submit],input[type=button],input[type=image],[role=button]';
   const outside = (el) => !el.form && !el.closest('form');
-  const looseButtons = Array.from(document.querySelectorAll(BUTTONISH)).filter(outside);
+  const looseButtons = everywhere(BUTTONISH).filter(outside);
   const holdsButton = new Map();
   const hasButton = (c) => {
     let v = holdsButton.get(c);
-    if (v === undefined) { v = looseButtons.some((b) => c.contains(b) && shown(b)); holdsButton.set(c, v); }
+    if (v === undefined) { v = looseButtons.some((b) => holds(c, b) && shown(b)); holdsButton.set(c, v); }
     return v;
   };
   const groups = new Map();
   const body = document.body || document.documentElement;
-  for (const el of document.querySelectorAll('input,select,textarea')) {
+  for (const el of everywhere('input,select,textarea')) {
     if (!outside(el) || ['hidden', 'submit', 'button', 'image', 'reset', 'file']
       .includes((el.getAttribute('type') || '').toLowerCase())) continue;
-    let c = el.parentElement;
-    while (c && c !== body && !hasButton(c)) c = c.parentElement;
+    let c = up(el);
+    while (c && c !== body && !hasButton(c)) c = up(c);
     c = c || body;
     if (!groups.has(c)) groups.set(c, []);
     groups.get(c).push(el);
@@ -110,7 +157,7 @@
     el.localName === 'textarea' || (el.localName === 'input' && TEXTY.has((el.getAttribute('type') || '').toLowerCase())))))
     .slice(0, options && options.maxVirtual ? options.maxVirtual : 20)
     .map(([container, els]) => {
-      const buttons = looseButtons.filter((b) => container.contains(b));
+      const buttons = looseButtons.filter((b) => holds(container, b));
       const controls = els.concat(buttons)
         .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
       return {container, controls};
@@ -126,7 +173,7 @@
       for (const l of el.labels || []) boundEls.add(l);
       for (const attr of ['aria-labelledby', 'aria-describedby']) {
         for (const id of (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean)) {
-          const ref = document.getElementById(id);
+          const ref = byId(el, id);
           if (ref) boundEls.add(ref);
         }
       }
@@ -148,54 +195,59 @@
   const runs = [];
   const runOfNode = new Map();
   let current = null;
-  const walker = document.createTreeWalker(document.body || document.documentElement,
-    NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: (n) => {
-        if (n.nodeType !== 1) return NodeFilter.FILTER_ACCEPT;
-        if (n.matches(SKIP)) {
-          if (BREAKERS.has(n.localName)) current = null; // a skipped control still splits the text around it
-          return NodeFilter.FILTER_REJECT;
-        }
-        if (farAway(n)) { current = null; return NodeFilter.FILTER_REJECT; }
-        return NodeFilter.FILTER_ACCEPT;
-      },
-    });
-  let lastText = null;
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.nodeType === 1) {
-      // a control, a break or any non-inline box ends the run (so does leaving one: see below)
-      if (BREAKERS.has(n.localName) || !isInline(n)) current = null;
-      continue;
+  // the document's texts, then each shadow root's (a walker does not go inside them)
+  const walkTexts = (root) => {
+    const walker = document.createTreeWalker(root,
+      NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+        acceptNode: (n) => {
+          if (n.nodeType !== 1) return NodeFilter.FILTER_ACCEPT;
+          if (n.matches(SKIP)) {
+            if (BREAKERS.has(n.localName)) current = null; // a skipped control still splits the text around it
+            return NodeFilter.FILTER_REJECT;
+          }
+          if (farAway(n)) { current = null; return NodeFilter.FILTER_REJECT; }
+          return NodeFilter.FILTER_ACCEPT;
+        },
+      });
+    current = null;
+    let lastText = null;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === 1) {
+        // a control, a break or any non-inline box ends the run (so does leaving one: see below)
+        if (BREAKERS.has(n.localName) || !isInline(n)) current = null;
+        continue;
+      }
+      const raw = n.data;
+      if (!raw || !raw.trim()) continue;
+      const parent = n.parentElement;
+      if (!parent) continue;
+      // leaving a block between two texts also ends the run: their nearest block differs
+      if (current && lastText) {
+        let a = lastText.parentElement, b = parent;
+        while (a && isInline(a) && a.localName !== 'label') a = a.parentElement;
+        while (b && isInline(b) && b.localName !== 'label') b = b.parentElement;
+        if (a !== b) current = null;
+      }
+      lastText = n;
+      if (!shown(parent)) { current = null; continue; }
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      let r = null;
+      for (const rect of range.getClientRects()) {
+        if (rect.width > 0 && rect.height > 0) r = union(r, box(rect));
+      }
+      if (!r || r.width < 2 || r.height < 2) { current = null; continue; }
+      if (!current) {
+        current = {nodes: [], text: '', box: null, fontSize: parseFloat(getComputedStyle(parent).fontSize) || 16};
+        runs.push(current);
+      }
+      current.nodes.push(n);
+      current.text += raw;
+      current.box = union(current.box, r);
+      runOfNode.set(n, current);
     }
-    const raw = n.data;
-    if (!raw || !raw.trim()) continue;
-    const parent = n.parentElement;
-    if (!parent) continue;
-    // leaving a block between two texts also ends the run: their nearest block differs
-    if (current && lastText) {
-      let a = lastText.parentElement, b = parent;
-      while (a && isInline(a) && a.localName !== 'label') a = a.parentElement;
-      while (b && isInline(b) && b.localName !== 'label') b = b.parentElement;
-      if (a !== b) current = null;
-    }
-    lastText = n;
-    if (!shown(parent)) { current = null; continue; }
-    const range = document.createRange();
-    range.selectNodeContents(n);
-    let r = null;
-    for (const rect of range.getClientRects()) {
-      if (rect.width > 0 && rect.height > 0) r = union(r, box(rect));
-    }
-    if (!r || r.width < 2 || r.height < 2) { current = null; continue; }
-    if (!current) {
-      current = {nodes: [], text: '', box: null, fontSize: parseFloat(getComputedStyle(parent).fontSize) || 16};
-      runs.push(current);
-    }
-    current.nodes.push(n);
-    current.text += raw;
-    current.box = union(current.box, r);
-    runOfNode.set(n, current);
-  }
+  };
+  for (const root of [document.body || document.documentElement, ...shadowRoots]) walkTexts(root);
 
   // the single text of a table cell (with no control in it) takes the cell's box
   const cellRuns = new Map();
@@ -225,7 +277,7 @@
     return found;
   };
   const idRefs = (el, attr) => (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean)
-    .map((id) => document.getElementById(id)).filter(Boolean);
+    .map((id) => byId(el, id)).filter(Boolean);
 
   // ---- forms and their controls
   const TEXTLIKE = new Set(['text', 'search', 'email', 'number', 'tel', 'url', 'date', 'month', 'week', 'time',
@@ -233,6 +285,7 @@
   const boundRuns = new Set();
   const forms = [];
   const containerXp = (el) => {
+    if (shadowed(el)) return '';
     if (el === document.body) return '/html/body';
     if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
     return positional(el, '', null);
@@ -260,7 +313,7 @@
       }
       if (!visible) continue;
       controlsBox = union(controlsBox, r);
-      const selector = 'xpath=' + elementXp(el, fxp, form);
+      const selector = selectorOf(el, fxp, form);
       if (isSubmit) {
         // an icon button names itself in aria-label or title only
         const text = clean((tag === 'input' ? el.value || el.getAttribute('alt') : el.innerText || el.textContent)
@@ -331,7 +384,7 @@
     const fieldsBox = fields.reduce((acc, f) => union(acc, f.box), null);
     const near = (b) => !virtual || (fieldsBox && gap(fieldsBox, b) <= anchorReach);
     forms.push({
-      index: fi, selector: 'xpath=' + fxp, virtual,
+      index: fi, selector: fxp ? 'xpath=' + fxp : pierce(form), xp: fxp, virtual,
       action: virtual ? location.href : form.action || location.href,
       method: virtual ? 'get' : (form.getAttribute('method') || 'get').toLowerCase(),
       name: virtual ? '' : form.getAttribute('name') || '', id: form.id || '', box: controlsBox, fields,
@@ -343,10 +396,10 @@
   };
   formsArr.forEach((form, fi) => {
     // form.elements leaves out <input type=image> (HTML spec), yet it submits the form.
-    const images = Array.from(document.querySelectorAll('input[type=image]')).filter((el) => el.form === form);
+    const images = Array.from(form.getRootNode().querySelectorAll('input[type=image]')).filter((el) => el.form === form);
     const controls = Array.from(form.elements).concat(images)
       .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-    readForm(form, fi, formXp(form, fi), controls, false);
+    readForm(form, fi, shadowed(form) ? '' : formXp(form, fi), controls, false);
   });
   virtuals.forEach(({container, controls}, k) => {
     readForm(container, formsArr.length + k, containerXp(container), controls, true);
@@ -370,7 +423,7 @@
   const ids = (rs) => rs.map((r) => idOf.get(r)).filter((i) => i !== undefined);
 
   // ---- anchors with script near each form (a way to submit when there is no button)
-  const scripted = Array.from(document.querySelectorAll('a[href], [onclick]')).filter((a) => {
+  const scripted = everywhere('a[href], [onclick]').filter((a) => {
     const href = a.getAttribute('href') || '';
     if (a.matches('input,select,textarea,button,form')) return false;
     return /^\s*javascript:/i.test(href) || a.hasAttribute('onclick');
@@ -389,7 +442,7 @@
           if (d > anchorReach) continue;
           anchors.push({text: clean(a.innerText || a.getAttribute('title') || a.getAttribute('alt') || ''),
             href: a.getAttribute('href') || '', onclick: a.hasAttribute('onclick'),
-            selector: 'xpath=' + elementXp(a, f.selector.slice(6), f.el), box: r, distance: d});
+            selector: selectorOf(a, f.xp, f.el), box: r, distance: d});
         }
         anchors.sort((a, b) => a.distance - b.distance);
       }
