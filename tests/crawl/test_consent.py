@@ -69,6 +69,14 @@ async def test_a_consent_wall_is_refused_and_the_page_read_without_it(site: Fixt
     assert [s.text for s in snapshot.scripts] == ["Browse the archive"]
 
 
+async def test_a_wall_that_reloads_the_page_when_answered(site: FixtureServer) -> None:
+    url = site.url("/lab/consent/?reload=1")
+    snapshot = await _visit(url)
+    assert snapshot.dismissed is not None and snapshot.url == url
+    # the page read is the reloaded one: the server saw the choice
+    assert lab.CONSENT_REFUSED in snapshot.text and WALL_TEXT not in snapshot.text
+
+
 async def test_without_dismissal_the_wall_stays_in_the_page(site: FixtureServer) -> None:
     snapshot = await _visit(site.url("/lab/consent/"), options=VisitOptions(dismiss_overlays=False))
     assert snapshot.dismissed is None and WALL_TEXT in snapshot.text
