@@ -228,6 +228,8 @@ class Crawler:
         async with self.pool.slot() as slot:
             snapshot = await visit(route, session, slot, options)
             host.record(snapshot.status, snapshot.headers.get("retry-after"))
+            self.stats.note_page(dismissed=snapshot.dismissed is not None, revealed=snapshot.revealed,
+                                 scrolled=snapshot.scrolled, more=snapshot.more)
             if snapshot.status in _BACKOFF_STATUSES:
                 raise _RetryLater(snapshot.status, host.backoff_seconds())
             for done in (snapshot.submitted, snapshot.dismissed):

@@ -27,6 +27,13 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str) -> 
     ]
     if stats.outcomes:
         lines.append("Pages: " + ", ".join(f"{r} ×{n}" for r, n in stats.outcomes.most_common()))
+    work = stats.page_work
+    if any(work[k] for k in ("overlay answered", "menus opened", "scrolled", "load more")):
+        parts = [f"cookie banner or consent wall answered ×{work['overlay answered']}",
+                 f"hover menus opened ×{work['menus opened']}",
+                 f"scrolled to the end ×{work['scrolled']} ({work['scroll rounds']} rounds)",
+                 f"'Load more' clicked ×{work['load more']} ({work['load more rounds']} rounds)"]
+        lines.append("In pages: " + ", ".join(p for p in parts if " ×0" not in p))
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

@@ -29,6 +29,16 @@ class CrawlStats:
     outcomes: Counter[str] = field(default_factory=Counter)  # e.g. stored, filtered:keywords
     skipped: Counter[str] = field(default_factory=Counter)  # child routes not pushed, by reason
     failures: Counter[str] = field(default_factory=Counter)
+    # What pages needed before they gave everything: pages, and rounds where it repeats.
+    page_work: Counter[str] = field(default_factory=Counter)
+
+    def note_page(self, *, dismissed: bool, revealed: int, scrolled: int, more: int) -> None:
+        for what, done in (("overlay answered", dismissed), ("menus opened", revealed > 0),
+                           ("scrolled", scrolled > 0), ("load more", more > 0)):
+            if done:
+                self.page_work[what] += 1
+        self.page_work["scroll rounds"] += scrolled
+        self.page_work["load more rounds"] += more
 
     def rate(self) -> float:
         elapsed = time.monotonic() - self.started

@@ -9,6 +9,7 @@ import pytest
 
 from deepbot.cli import main
 from deepbot.crawl.engine import Crawler
+from deepbot.crawl.runner import summary
 from deepbot.routes import Via
 from deepbot.store import SqliteDocumentStore
 from fixtures.server import FixtureServer
@@ -57,6 +58,11 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
     assert walled.via is Via.SCRIPT and lab.CONSENT_REFUSED in walled.html
     assert [line.split()[0] for line in walled.nseql.splitlines()][-3:] == ["navigate", "dismiss", "click"]
     assert "We use cookies" not in by_path["/lab/consent/"].text
+    # ...and the summary says what pages needed
+    work = stats.page_work
+    assert work["overlay answered"] >= 1 and work["scrolled"] >= 1 and work["load more rounds"] >= 2
+    said = summary(stats, counts, "store.sqlite")
+    assert "In pages: cookie banner or consent wall answered ×" in said and "'Load more' clicked ×" in said
     assert by_path["/lab/js/target-a"].via is Via.SCRIPT
     assert lab.PDF_SENTENCE in by_path["/lab/doc.pdf"].text
     assert "Members area" in by_path["/lab/session/secret"].title
