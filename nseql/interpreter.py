@@ -186,8 +186,9 @@ async def run(
     """Run every step of ``program`` on ``page``; raise StepError at the first failure.
 
     ``on_action`` is called just before each action that may navigate (click, select,
-    check, uncheck, press, submit, a dismiss's click) is performed: a caller that wants to watch what the
-    action does (its fetches) starts watching there, not at the first ``goto``.
+    check, uncheck, press, submit, a dismiss's click) is performed: a caller that wants
+    to watch what the action does (its fetches) starts watching there, not at the first
+    ``goto``.
     """
     limits = Limits(step_timeout_ms, navigation_timeout_ms, load_timeout_ms)
     tracker = NavigationTracker(page)

@@ -40,7 +40,7 @@ class VisitOptions(_Frozen):
     reveal_menus: bool = True
     max_hover: int = 30
     max_scripts: int = 30
-    max_scrolls: int = 5  # rounds of scrolling to the end (pages that watch it), and of "Load more" clicks
+    max_scrolls: int = 5  # rounds of scrolling to the end (pages that watch it), or of "Load more" clicks
     scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
     dismiss_overlays: bool = True  # click away cookie banners and consent walls (refusing, if it can)
     max_body_bytes: int = 20_000_000

@@ -43,6 +43,19 @@
     const prefix = scope === document ? '' : scopeXp;
     return `(${prefix}//${tag})[${all.indexOf(el) + 1}]`;
   };
+  // Attributes a page keeps stable for its own tests and for assistive technology: a
+  // nameless field or a plain container is better named by one than by its position,
+  // which the next banner or list item the page inserts shifts.
+  const STABLE = ['data-testid', 'data-test', 'data-qa', 'data-cy', 'aria-label', 'placeholder', 'title'];
+  const byStable = (el, scope) => {  // the XPath of the first such attribute unique in scope
+    for (const attr of STABLE) {
+      const v = el.getAttribute(attr);
+      if (v && v.length <= 80 && only(scope, `${el.localName}[${attr}=${cssq(v)}]`, el)) {
+        return `//${el.localName}[@${attr}=${xq(v)}]`;
+      }
+    }
+    return null;
+  };
   const elementXp = (el, scopeXp, scopeEl) => {
     const tag = el.localName;
     const name = el.getAttribute('name');
@@ -56,13 +69,15 @@
     if (name && inScope && only(scopeEl, css, el)) return scopeXp + xp;
     if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
     if (name && !inScope && only(document, css, el)) return xp;
-    return positional(el, scopeXp, scopeEl);
+    const stable = inScope ? byStable(el, scopeEl) : null;
+    if (stable) return scopeXp + stable;
+    return byStable(el, document) || positional(el, scopeXp, scopeEl);
   };
   const formXp = (form, i) => {
     if (form.id && only(document, `form[id=${cssq(form.id)}]`, form)) return `//form[@id=${xq(form.id)}]`;
     const name = form.getAttribute('name');
     if (name && only(document, `form[name=${cssq(name)}]`, form)) return `//form[@name=${xq(name)}]`;
-    return `(//form)[${i + 1}]`;
+    return byStable(form, document) || `(//form)[${i + 1}]`;
   };
 
   // ---- open shadow roots (web components): a form or a search panel in one is the
@@ -288,7 +303,7 @@
     if (shadowed(el)) return '';
     if (el === document.body) return '/html/body';
     if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
-    return positional(el, '', null);
+    return byStable(el, document) || positional(el, '', null);
   };
   const readForm = (form, fi, fxp, controls, virtual) => {
     const fields = [], submits = [];

@@ -115,7 +115,9 @@ async def test_controls_outside_any_form_are_virtual_forms(
     analysis = await analyze_page(page, domains)
     assert [(f.form_index, f.virtual) for f in analysis.forms] == [(0, False), (1, True), (2, True)]
     panel, newsletter = analysis.forms[1:]
-    assert panel.selector == "xpath=(//section)[1]"  # the nearest element holding a button too
+    # the nearest element holding a button too, named by its test id rather than position
+    assert panel.selector == 'xpath=//section[@data-testid="advanced-search"]'
+    assert all(f.selector.startswith(f"xpath=({panel.selector[6:]}//") for f in panel.fields)
     assert [f.texts for f in panel.fields] == [("Title contains",), ("Author",), ("ISBN",), ("Format",)]
     for field in panel.fields:
         assert await page.locator(field.selector).count() == 1
