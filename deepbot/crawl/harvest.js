@@ -14,8 +14,11 @@ async (opts) => {
     const OTHER = /setting|manage|custom|preference|option|more info|learn more|details|policy|read more|partner|vendor|purpose|save|einstellung|mehr|paramètr|personnalis|configur/i;
     const ACCEPT = /\b(accept|agree|allow|ok|okay|got it|understood|i understand|consent|continue)\b|akzeptier|zustimm|einverstanden|annehmen|accepter|j'accepte|acepto|aceptar|accett|accepteren|akkoord|godkänn/i;
     const CLOSE = /^(close|dismiss|[×✕✖x]|schließen|fermer|cerrar|chiudi|sluiten)$/i;
+    // Up the tree, out of a shadow root to its host (a consent manager may draw its
+    // banner inside a web component: Usercentrics does).
+    const up = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
     const overlayOf = (el) => {
-      for (let n = el; n && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+      for (let n = el; n && n !== document.body && n !== document.documentElement; n = up(n)) {
         if (n.localName === "dialog" && n.open) return n;
         const position = getComputedStyle(n).position;
         if (position === "fixed" || position === "sticky") return n;
@@ -29,7 +32,10 @@ async (opts) => {
     const roots = new Set();
     const corners = [[0.5, 0.5], [0.5, 0.02], [0.5, 0.98], [0.1, 0.98], [0.9, 0.98], [0.5, 0.9], [0.1, 0.9], [0.9, 0.9]];
     for (const [x, y] of corners) {
-      const hit = document.elementFromPoint(innerWidth * x, innerHeight * y);
+      let hit = document.elementFromPoint(innerWidth * x, innerHeight * y);
+      for (let inner = hit; inner && inner.shadowRoot; inner = hit !== inner ? hit : null) {
+        hit = inner.shadowRoot.elementFromPoint(innerWidth * x, innerHeight * y) || inner;
+      }
       const root = hit && overlayOf(hit);
       if (root) roots.add(root);
     }
@@ -43,7 +49,30 @@ async (opts) => {
     const quoted = (s) => (!s.includes('"') ? `"${s}"` : !s.includes("'") ? `'${s}'` : null);
     // An XPath that names the button by the overlay and its words, not its position: a
     // replay watches for it on later pages too (nseql's `dismiss`), where positions differ.
+    // In a shadow root: Playwright CSS, which pierces it (the host, then the button by a
+    // test id, its id or its path in the root: a consent manager's own markup is stable).
+    const inRoot = (el) => {
+      const root = el.getRootNode();
+      for (const attr of ["data-testid", "id"]) {
+        const v = el.getAttribute(attr);
+        const css = v && `${el.localName}[${attr}="${CSS.escape(v)}"]`;
+        if (css && root.querySelectorAll(css).length === 1) return css;
+      }
+      const parts = [];
+      for (let n = el; n; n = n.parentElement) {
+        let i = 1;
+        for (let sib = n.previousElementSibling; sib; sib = sib.previousElementSibling) i += sib.localName === n.localName;
+        parts.unshift(`${n.localName}:nth-of-type(${i})`);
+      }
+      return parts.join(" > ");
+    };
+    const pierced = (el) => {
+      const parts = [];
+      for (let n = el; n; n = n.getRootNode() !== document ? n.getRootNode().host : null) parts.unshift("css=" + inRoot(n));
+      return parts.join(" >> ");
+    };
     const selectorOf = (button, root) => {
+      if (button.getRootNode() !== document) return pierced(button);
       let scope = "";
       for (let n = root; n && n !== document.body && !scope; n = n.parentElement) {
         const token = [...n.classList].find((c) => /cookie|consent|gdpr|cmp/i.test(c));

@@ -50,6 +50,21 @@ async def test_the_banner_and_its_button_are_found(browser: Browser, site: Fixtu
         await context.close()
 
 
+async def test_a_banner_inside_a_shadow_root_is_answered(browser: Browser, site: FixtureServer) -> None:
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(site.url("/consent/usercentrics.html"))
+        found = json.loads(await page.evaluate(_HARVEST_JS, harvest_args(VisitOptions())))["consent"]
+        # Playwright CSS pierces the shadow root: the host, then the button by its test id
+        assert found["selector"] == ('css=div[id="usercentrics-root"] >> '
+                                     'css=button[data-testid="uc-deny-all-button"]')
+        await nseql.run(nseql.Program.of(nseql.Dismiss(found["selector"])), page)
+        assert await page.locator("css=#uc-center-container").count() == 0
+    finally:
+        await context.close()
+
+
 async def _visit(url: str, *, steps: str | None = None, options: VisitOptions | None = None,
                  acts: bool = False) -> PageSnapshot:
     go = steps or navigate_step(url)
