@@ -147,6 +147,12 @@ async def test_dismiss_watches_for_an_overlay_that_shows_later(page: Page, site:
     assert await page.inner_text("#choice") == "Cookie choice: denied"
 
 
+async def test_dismiss_does_nothing_where_the_overlay_never_shows(page: Page, site: FixtureServer) -> None:
+    program = parse(f"navigate {site.url('/lab/js/')}\ndismiss {DENY}\nclick '#js-b'\n")
+    result = await run(program, page, **FAST)
+    assert result.steps_run == 3 and result.final_url == site.url("/lab/js/target-b")
+
+
 async def test_a_forgotten_overlay_is_left_alone(page: Page, site: FixtureServer) -> None:
     await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
     await forget_overlays(page)
