@@ -92,6 +92,7 @@ async def _analyze_once(
 
     from deepbot.browser import launch_chromium
     from deepbot.browser.failures import browser_error
+    from deepbot.crawl.visit import answer_overlay
     from deepbot.forms.analyzer import analyze_page
     from deepbot.forms.annotate import annotate_screenshot
 
@@ -103,6 +104,10 @@ async def _analyze_once(
                 await page.goto(url, wait_until="load", timeout=timeout * 1000)
             except PlaywrightError as exc:
                 raise browser_error(exc, f"could not load {url}: {exc.message}") from exc
+            # What a crawl does first: a cookie wall would cover the form on the screenshot.
+            answered = await answer_overlay(page)
+            if answered:
+                print(f"deepbot: answered an overlay first: {answered.strip()}", file=sys.stderr)
             analysis = await analyze_page(page, domains)
             if screenshot is not None:
                 await annotate_screenshot(page, analysis, screenshot)

@@ -140,7 +140,7 @@ async (opts) => {
   const sane = JSON.stringify({ a: ["x"] }) === '{"a":["x"]}';
   if (opts.dismiss) {
     const consent = findConsent();
-    if (consent) return sane ? JSON.stringify({ consent, settled }) : { consent, settled };
+    if (consent || opts.consentOnly) return sane ? JSON.stringify({ consent, settled }) : { consent, settled };
   }
   // 0b. Infinite scroll: a page that watches scrolling is scrolled to its end, round
   // after round, while that brings more (taller page, more links); each round waits

@@ -327,6 +327,14 @@ async def _dismiss(page: Page, consent: dict[str, str], options: VisitOptions, a
     return nseql.dump(nseql.Program.of(step))
 
 
+async def answer_overlay(page: Page, options: VisitOptions | None = None) -> str | None:
+    """Answer the cookie banner or consent wall ``page`` shows, as a crawl does (for a
+    tool that reads the page itself: ``deepbot analyze``); its ``dismiss`` step, or None."""
+    options = options or VisitOptions()
+    found = _decoded(await page.evaluate(_HARVEST_JS, {**harvest_args(options), "consentOnly": True}))
+    return await _dismiss(page, found["consent"], options, _Action()) if found.get("consent") else None
+
+
 def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
     """The harvest script's argument (``harvest.js``) for these options."""
     return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,

@@ -179,9 +179,19 @@ def test_cli_report_and_screenshot(tmp_path: Path, capsys: pytest.CaptureFixture
         main(["analyze", target, "--domain", str(ROOT / "domains/books.yaml"), "--screenshot", str(shot)])
         == 0
     )
-    out = capsys.readouterr().out
-    assert "books: score 3." in out and "RELEVANT" in out
+    out, err = capsys.readouterr()
+    assert "books: score 3." in out and "RELEVANT" in out and "overlay" not in err
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5000
+
+
+def test_cli_answers_a_cookie_wall_before_the_screenshot(site: FixtureServer, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    shot = tmp_path / "shot.png"
+    assert main(["analyze", site.url("/lab/form/walled"), "--domain", str(ROOT / "domains/books.yaml"),
+                 "--screenshot", str(shot)]) == 0
+    out, err = capsys.readouterr()
+    assert "answered an overlay first: dismiss " in err and "# overlay: Accept all" in err
+    assert "form 0" in out and "form 1" in out  # the search form and the quick search, under the wall
 
 
 def test_cli_errors_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
