@@ -67,21 +67,18 @@
       return original.apply(this, args);
     });
   }
-  for (const target of [window, document]) {
-    wrap(target, "addEventListener", (original) => function (type, ...rest) {
-      if (type === "scroll" || type === "wheel") watches();
-      return original.call(this === undefined ? target : this, type, ...rest);
-    });
-  }
-  // A panel that scrolls by itself (an app's list inside a fixed shell) has a listener of
-  // its own: the harvest scrolls that panel when the window has nothing to scroll.
+  // One wrapper, on EventTarget.prototype itself, not on window, document or Element:
+  // an own method there would shadow what a page's library patches on the prototype
+  // later (zone.js does, for Angular to see every event), and its listeners would go
+  // past it. A panel that scrolls by itself (an app's list inside a fixed shell) is
+  // noted too: the harvest scrolls that panel when the window has nothing to scroll.
   net.panels = [];
-  wrap(Element.prototype, "addEventListener", (original) => function (type, ...rest) {
-    if ((type === "scroll" || type === "wheel") && net.panels.length < 20) {
+  wrap(EventTarget.prototype, "addEventListener", (original) => function (type, ...rest) {
+    if (type === "scroll" || type === "wheel") {
       watches();
-      net.panels.push(this);
+      if (this instanceof Element && net.panels.length < 20) net.panels.push(this);
     }
-    return original.call(this, type, ...rest);
+    return original.call(this ?? window, type, ...rest);
   });
 
   // Resolves true once no request started at or after `since` (epoch ms) is waiting and

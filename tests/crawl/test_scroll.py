@@ -96,3 +96,28 @@ async def test_a_load_more_button_that_leaves_the_page_is_not_followed_there(sit
     # it is still a script element: the crawler follows it as a route of its own
     assert [s.text for s in snapshot.scripts] == ["Load more"]
     assert site.hits_for("/lab/more/title-9") == before
+
+
+async def test_a_library_that_patches_add_event_listener_still_sees_every_listener(
+        site: FixtureServer) -> None:
+    # zone.js (Angular) patches EventTarget.prototype.addEventListener after the page loads
+    # its scripts; the mini-browser's own wrapper must not stand in front of it.
+    patched = """() => {
+      const seen = [];
+      const original = EventTarget.prototype.addEventListener;
+      EventTarget.prototype.addEventListener = function (type, ...rest) {
+        const who = this === window ? 'window' : this === document ? 'document' : this.localName;
+        seen.push(type + ':' + who);
+        return original.call(this, type, ...rest);
+      };
+      document.body.addEventListener('click', () => {});
+      window.addEventListener('scroll', () => {});
+      document.addEventListener('keydown', () => {});
+      addEventListener('resize', () => {});
+      return [seen, window.__deepbotNet.scrollHooks];
+    }"""
+    async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
+        await slot.page.goto(site.url("/lab/"))
+        seen, hooked = await slot.page.evaluate(patched)
+    assert seen == ["click:body", "scroll:window", "keydown:document", "resize:window"]
+    assert hooked  # and the scroll listener was noted all the same
