@@ -145,7 +145,9 @@ async def _watch(page: Page, selector: str, timeout_ms: float) -> None:
         await found.click(timeout=timeout_ms)
 
     locator = page.locator(selector)
-    await page.add_locator_handler(locator, dismiss)
+    # Not waiting for it to go: an overlay its button does not hide (a broken consent
+    # script, a slow fade) would hold every later action until its timeout.
+    await page.add_locator_handler(locator, dismiss, no_wait_after=True)
     watched[selector] = locator
 
 

@@ -153,6 +153,16 @@ async def test_dismiss_does_nothing_where_the_overlay_never_shows(page: Page, si
     assert result.steps_run == 3 and result.final_url == site.url("/lab/js/target-b")
 
 
+async def test_an_overlay_that_stays_after_its_click_does_not_hold_later_actions(
+        page: Page, site: FixtureServer) -> None:
+    # The banner's buttons do nothing here (a broken consent script): the handler clicks
+    # again before each action, and the action goes on rather than wait for it to go.
+    program = parse(f"navigate {site.url('/consent/onetrust.html')}\n"
+                    "dismiss '#onetrust-reject-all-handler'\nclick '#buy'\nclick '#buy'\n")
+    result = await run(program, page, **FAST)
+    assert result.steps_run == 4 and await page.locator("#onetrust-banner-sdk").is_visible()
+
+
 async def test_a_forgotten_overlay_is_left_alone(page: Page, site: FixtureServer) -> None:
     await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
     await forget_overlays(page)
