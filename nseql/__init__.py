@@ -11,6 +11,7 @@ is described in ``nseql/README.md``. This package does not depend on DeepBot.
 
 from nseql.dump import dump, dump_step
 from nseql.errors import Failure, NseqlError, ParseError, ProgramError, StepError
+from nseql.frames import ENTER_FRAME, locate
 from nseql.interpreter import RunResult, forget_overlays, replaced, run
 from nseql.model import (
     Back,
@@ -38,6 +39,7 @@ from nseql.navigation import wait_for_load_state
 from nseql.parser import USAGE, parse
 
 __all__ = [
+    "ENTER_FRAME",
     "USAGE",
     "Back",
     "Check",
@@ -68,6 +70,7 @@ __all__ = [
     "dump",
     "dump_step",
     "forget_overlays",
+    "locate",
     "parse",
     "replaced",
     "run",

@@ -22,6 +22,7 @@ from playwright.async_api import Locator, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from nseql.errors import Failure, StepError
+from nseql.frames import locate
 from nseql.model import (
     Back,
     Check,
@@ -144,7 +145,7 @@ async def _watch(page: Page, selector: str, timeout_ms: float) -> None:
     async def dismiss(found: Locator) -> None:
         await found.click(timeout=timeout_ms)
 
-    locator = page.locator(selector)
+    locator = locate(page, selector)
     # Not waiting for it to go: an overlay its button does not hide (a broken consent
     # script, a slow fade) would hold every later action until its timeout.
     await page.add_locator_handler(locator, dismiss, no_wait_after=True)
@@ -228,7 +229,7 @@ class _Interpreter:
             raise StepError(step, kind, reason, steps_run=done) from exc
 
     def _locator(self, selector: str) -> Locator:
-        return self.page.locator(selector)
+        return locate(self.page, selector)
 
     async def _dispatch(self, step: Step) -> None:
         t = self.limits.step_ms

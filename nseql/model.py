@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from nseql.errors import ProgramError
+from nseql.frames import frame_path
 
 SelectBy = Literal["label", "value"]
 
@@ -86,6 +87,7 @@ class ElementStep(Step):
     def __post_init__(self) -> None:
         Step.__post_init__(self)
         check_nonempty(self.selector, "a selector")
+        frame_path(self.selector)  # an `enter-frame` with no iframe before it or nothing after
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from nseql.errors import ProgramError
+from nseql.frames import frame_path
 from nseql.lexer import Kind, Line, Token, tokenize
 from nseql.model import (
     Back,
@@ -125,7 +126,14 @@ class _Args:
         return token.text
 
     def selector(self) -> str:
-        return self.nonempty("a selector")
+        token = self.take("a selector")
+        if not token.text:
+            raise self.line.error("a selector must not be empty", token.column)
+        try:
+            frame_path(token.text)
+        except ProgramError as exc:
+            raise self.line.error(str(exc), token.column) from None
+        return token.text
 
     def value(self, what: str) -> str:
         return self.take(what).text

@@ -13,6 +13,7 @@ from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from nseql.errors import Failure
+from nseql.frames import locate
 from nseql.model import ElementStep, Select, Step, WaitSelector
 
 _METHOD_PREFIX = re.compile(r"^\w+\.\w+: (Error: )?")
@@ -79,7 +80,7 @@ async def _element_timeout(
         # The action happened; the navigation it started is what never finished.
         return Failure.NAVIGATION, f"the navigation started by the step did not finish within {step_ms:g} ms"
     try:
-        count = await page.locator(selector).count()
+        count = await locate(page, selector).count()
     except PlaywrightError:
         count = -1  # unknown: the page went away
     if count == 0:

@@ -30,15 +30,31 @@ async (opts) => {
       return /\w/.test(shown) ? shown : (el.getAttribute("aria-label") || el.getAttribute("title") || shown).trim();
     };
     const roots = new Set();
+    // Some consent managers draw their notice in an iframe of their own origin, whose
+    // words this document cannot read (Sourcepoint, TrustArc): an iframe in an overlay,
+    // named like one or as large as a wall, is returned for the crawler to read in turn.
+    const frames = new Set();
+    const FRAME_HINT = /consent|cookie|privacy|gdpr|cmp|truste|sp_message/i;
+    const noticeFrame = (f) => {
+      if (!overlayOf(f) || !f.checkVisibility()) return false;
+      const box = f.getBoundingClientRect();
+      const hint = [f.id, f.title, f.name, f.getAttribute("class"), f.getAttribute("src")].join(" ");
+      return FRAME_HINT.test(hint) || box.width * box.height >= 0.4 * innerWidth * innerHeight;
+    };
     const corners = [[0.5, 0.5], [0.5, 0.02], [0.5, 0.98], [0.1, 0.98], [0.9, 0.98], [0.5, 0.9], [0.1, 0.9], [0.9, 0.9]];
     for (const [x, y] of corners) {
       let hit = document.elementFromPoint(innerWidth * x, innerHeight * y);
       for (let inner = hit; inner && inner.shadowRoot; inner = hit !== inner ? hit : null) {
         hit = inner.shadowRoot.elementFromPoint(innerWidth * x, innerHeight * y) || inner;
       }
+      if (hit && hit.localName === "iframe" && noticeFrame(hit)) frames.add(hit);
       const root = hit && overlayOf(hit);
       if (root) roots.add(root);
     }
+    for (const f of document.querySelectorAll("iframe")) {
+      if (frames.size < 3 && FRAME_HINT.test(`${f.id} ${f.title} ${f.getAttribute("class")}`) && noticeFrame(f)) frames.add(f);
+    }
+    if (opts.inFrame && document.body) roots.add(document.body);  // in such an iframe: the notice is its page
     const named = document.querySelectorAll("[id*=cookie i],[class*=cookie i],[id*=consent i],[class*=consent i]," +
       "[id*=gdpr i],[class*=gdpr i],[aria-label*=cookie i],[aria-label*=consent i],dialog[open],[aria-modal=true]," +
       "[role=dialog],[role=alertdialog],[role=alert]");
@@ -98,7 +114,8 @@ async (opts) => {
     };
     for (const root of roots) {
       const box = root.getBoundingClientRect();
-      if (!root.checkVisibility() || box.width < 1 || box.height < 1 || box.bottom <= 0 || box.top >= innerHeight) continue;
+      const hidden = !root.checkVisibility() || box.width < 1 || box.height < 1 || box.bottom <= 0 || box.top >= innerHeight;
+      if (hidden && root !== document.body) continue;  // an iframe's body may have no height of its own
       const controls = root.querySelectorAll("a[href], button, input, select, textarea, [role=button]");
       if (controls.length > 40) continue;  // a page of its own (an app's fixed shell), not a notice
       let words = "";
@@ -120,6 +137,22 @@ async (opts) => {
       }
       const selector = best && selectorOf(best, root);
       if (selector) return { selector, text: nameOf(best).slice(0, 60) };
+    }
+    // The iframe by what names it on every page (a title, the consent manager's origin),
+    // as a CSS attribute selector; in a shadow root, pierced.
+    const frameSelector = (f) => {
+      if (f.getRootNode() !== document) return pierced(f);
+      let origin = "";
+      try { origin = /^https?:/.test(f.src) ? new URL(f.src).origin + "/" : ""; } catch (e) {}
+      for (const [attr, v, op] of [["title", f.title, "="], ["id", f.id, "="], ["name", f.name, "="], ["src", origin, "^="]]) {
+        const css = v && `iframe[${attr}${op}"${v.replace(/["\\]/g, "\\$&")}"]`;
+        if (css && document.querySelectorAll(css).length === 1) return "css=" + css;
+      }
+      return null;
+    };
+    for (const f of frames) {
+      const selector = frameSelector(f);
+      if (selector) return { frame: selector, src: /^https?:/.test(f.src) ? f.src : "" };
     }
     return null;
   };

@@ -142,7 +142,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         data = await _harvest(page, options, since=action.since)
         dismissed = None
         if data.get("consent"):
-            dismissed = await _dismiss(page, data["consent"], options, action)
+            consent = await _in_frames(page, data["consent"], options)
+            dismissed = await _dismiss(page, consent, options, action) if consent else None
             slot.acted = slot.acted or dismissed is not None
             again = options.model_copy(update={"dismiss_overlays": False})
             data = await _harvest(page, again, since=action.since)
@@ -327,12 +328,54 @@ async def _dismiss(page: Page, consent: dict[str, str], options: VisitOptions, a
     return nseql.dump(nseql.Program.of(step))
 
 
+async def find_overlay(page: Page, options: VisitOptions | None = None) -> dict[str, str] | None:
+    """The button that answers the cookie banner or consent wall ``page`` shows, as a crawl
+    chooses it: ``{"selector", "text"}`` (an NSEQL selector), or None."""
+    options = options or VisitOptions()
+    found = _decoded(await page.evaluate(_HARVEST_JS, {**harvest_args(options), "consentOnly": True}))
+    return await _in_frames(page, found["consent"], options) if found.get("consent") else None
+
+
 async def answer_overlay(page: Page, options: VisitOptions | None = None) -> str | None:
     """Answer the cookie banner or consent wall ``page`` shows, as a crawl does (for a
     tool that reads the page itself: ``deepbot analyze``); its ``dismiss`` step, or None."""
     options = options or VisitOptions()
-    found = _decoded(await page.evaluate(_HARVEST_JS, {**harvest_args(options), "consentOnly": True}))
-    return await _dismiss(page, found["consent"], options, _Action()) if found.get("consent") else None
+    consent = await find_overlay(page, options)
+    return await _dismiss(page, consent, options, _Action()) if consent else None
+
+
+async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions) -> dict[str, str] | None:
+    """The harvest's answer, or, when it names an iframe that may hold the notice (a consent
+    manager's own origin: Sourcepoint, TrustArc), the button read in that frame's document,
+    its selector entering the frame (``IFRAME >> enter-frame >> BUTTON``); None if none."""
+    path: list[str] = []
+    scope = page.main_frame
+    args = {**harvest_args(options), "consentOnly": True, "inFrame": True}
+    for _ in range(3):  # an iframe in an iframe, at most this deep
+        if "frame" not in consent:
+            return {**consent, "selector": " >> ".join([*path, consent["selector"]])}
+        path += [consent["frame"], nseql.ENTER_FRAME]
+        try:
+            found_frame = scope.locator(consent["frame"]).first
+            handle = await found_frame.element_handle(timeout=options.submit_wait_ms)
+            frame = await handle.content_frame()
+            await handle.dispose()
+            if frame is None:
+                return None
+            if consent.get("src") and frame.url in ("", "about:blank"):
+                # inserted a moment ago: its document has not come yet
+                await frame.wait_for_url(lambda url: url not in ("", "about:blank"),
+                                         wait_until="domcontentloaded", timeout=options.settle_timeout_ms)
+            found = _decoded(await frame.evaluate(_HARVEST_JS, args))
+        except PlaywrightError as exc:
+            if is_crash(exc):
+                raise
+            log.info("could not read the iframe %s on %s: %s", consent["frame"], page.url, exc.message)
+            return None
+        if not found.get("consent"):
+            return None
+        consent, scope = found["consent"], frame
+    return None
 
 
 def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:

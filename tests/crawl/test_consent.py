@@ -13,7 +13,7 @@ from playwright.async_api import Browser
 
 import nseql
 from deepbot.browser.pool import BrowserPool, BrowserSettings
-from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, harvest_args, visit
+from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, find_overlay, harvest_args, visit
 from deepbot.errors import BrowserError
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
 from deepbot.sequences import append_steps, click_step, navigate_step
@@ -34,18 +34,49 @@ async def test_the_banner_and_its_button_are_found(browser: Browser, site: Fixtu
     try:
         page = await context.new_page()
         await page.goto(site.url(f"/consent/{name}"))
-        found = json.loads(await page.evaluate(_HARVEST_JS, harvest_args(VisitOptions())))
+        found = await find_overlay(page)
         expected = BANNERS[name]
         if expected is None:
-            assert "consent" not in found and found["url"].endswith(name)  # harvested as any page
+            assert found is None
             return
-        assert found["consent"]["text"] == expected
+        assert found is not None and found["text"] == expected
         # the selector names that one button, by its overlay and its words
-        button = page.locator(found["consent"]["selector"])
+        button = nseql.locate(page, found["selector"])
         assert await button.count() == 1
         words = [await button.get_attribute("value"), await button.inner_text(),
                  await button.get_attribute("aria-label")]
         assert expected in words
+    finally:
+        await context.close()
+
+
+async def test_a_page_without_a_banner_is_harvested_at_once(browser: Browser, site: FixtureServer) -> None:
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(site.url("/consent/fixed_header.html"))
+        found = json.loads(await page.evaluate(_HARVEST_JS, harvest_args(VisitOptions())))
+        assert "consent" not in found and found["url"].endswith("fixed_header.html")
+    finally:
+        await context.close()
+
+
+@pytest.mark.parametrize(("name", "frame"), [
+    ("sourcepoint.html", 'css=iframe[title="SP Consent Message"]'),
+    ("trustarc.html", 'css=iframe[title="TrustArc Cookie Consent Manager"]')])
+async def test_a_notice_in_a_consent_managers_iframe_is_answered_in_it(
+        browser: Browser, site: FixtureServer, name: str, frame: str) -> None:
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(site.url(f"/consent/{name}"))
+        found = await find_overlay(page)
+        # the iframe (another origin: its words are not the page's) by what names it on
+        # every load (TrustArc's id changes each time), then the button in its document
+        assert found is not None and found["selector"].startswith(f"{frame} >> enter-frame >> xpath=//")
+        await nseql.run(nseql.Program.of(nseql.Dismiss(found["selector"])), page)
+        assert await page.locator(frame.removeprefix("css=")).count() == 0  # the notice went
+        assert (await context.cookies())[0]["name"] in ("consentUUID", "notice_preferences")
     finally:
         await context.close()
 
@@ -90,6 +121,27 @@ async def test_a_wall_that_reloads_the_page_when_answered(site: FixtureServer) -
     assert snapshot.dismissed is not None and snapshot.url == url
     # the page read is the reloaded one: the server saw the choice
     assert lab.CONSENT_REFUSED in snapshot.text and WALL_TEXT not in snapshot.text
+
+
+async def test_a_wall_in_another_origins_iframe_is_refused_in_it(site: FixtureServer) -> None:
+    # shown after the page loaded (the manager fetched its settings first): the iframe is
+    # read once its own document has come
+    snapshot = await _visit(site.url("/lab/consent/?frame=1&late=1"))
+    assert snapshot.dismissed is not None
+    (step,) = nseql.parse(snapshot.dismissed).steps
+    assert isinstance(step, nseql.Dismiss) and step.comment == "overlay: Deny"
+    assert step.selector.startswith('css=iframe[title="Consent Message"] >> enter-frame >> ')
+    assert {c["name"]: c["value"] for c in snapshot.session.cookies}["cc_choice"] == "denied"
+    assert [s.text for s in snapshot.scripts] == ["Browse the archive"]
+
+
+async def test_a_click_route_replays_a_dismissal_in_an_iframe(site: FixtureServer) -> None:
+    url = site.url("/lab/consent/?frame=1")
+    parent = await _visit(url)
+    assert parent.dismissed is not None and "enter-frame" in parent.dismissed
+    steps = append_steps(append_steps(navigate_step(url), parent.dismissed), click_step(ARCHIVE_LINK))
+    child = await _visit(url, steps=steps, acts=True)
+    assert child.url == site.url("/lab/consent/archive") and lab.CONSENT_REFUSED in child.text
 
 
 async def test_without_dismissal_the_wall_stays_in_the_page(site: FixtureServer) -> None:

@@ -172,6 +172,35 @@ async def test_a_forgotten_overlay_is_left_alone(page: Page, site: FixtureServer
     assert caught.value.kind is Failure.NOT_ACTIONABLE and "intercepts pointer events" in caught.value.reason
 
 
+# The same wall drawn in an iframe of another origin (?frame=1): its button is reached
+# by entering the frame.
+FRAMED_DENY = "'iframe[title=\"Consent Message\"] >> enter-frame >> button[data-choice=denied]'"
+
+
+async def test_an_element_in_another_origins_iframe_is_reached(page: Page, site: FixtureServer) -> None:
+    await run(parse(f"navigate {site.url('/lab/consent/?frame=1')}\n"), page, **FAST)
+    # the button is not in the page's own document
+    assert await page.locator("button[data-choice=denied]").count() == 0
+    await run(parse(f"click {FRAMED_DENY}\nclick 'text=Browse the archive'\n"), page, **FAST)
+    assert await page.inner_text("#choice") == "Cookie choice: denied"
+
+
+async def test_dismiss_watches_an_iframe_that_shows_later(page: Page, site: FixtureServer) -> None:
+    result = await run(parse(f"navigate {site.url('/lab/consent/?late=1&frame=1')}\ndismiss {FRAMED_DENY}\n"),
+                       page, **FAST)
+    assert result.steps_run == 2
+    await page.wait_for_function("() => !!document.getElementById('ccFrame')")  # not an action: no click
+    await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
+    assert await page.inner_text("#choice") == "Cookie choice: denied"
+
+
+async def test_a_missing_iframe_is_named_in_the_failure(page: Page, site: FixtureServer) -> None:
+    await run(parse(f"navigate {site.url('/lab/js/')}\n"), page, **FAST)
+    with pytest.raises(StepError) as caught:
+        await run(parse(f"click {FRAMED_DENY}\n"), page, step_timeout_ms=300)
+    assert caught.value.kind is Failure.NOT_FOUND and "enter-frame" in caught.value.reason
+
+
 async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:
     program = parse(f"navigate {site.url('/lab/session/')}\nclick 'text=Members area'\n")
     result = await run(program, page, **FAST)

@@ -164,3 +164,24 @@ def test_dump_quotes_only_what_needs_it() -> None:
         'wait "load"',
         'fill q "plain"',
     ]
+
+
+def test_enter_frame_splits_a_chain_outside_quotes() -> None:
+    from nseql.frames import frame_path
+
+    assert frame_path("css=#a >> b") == ["css=#a >> b"]
+    assert frame_path('css=#wall >> iframe >> enter-frame >> xpath=//b[.="x >> enter-frame >> y"]') == [
+        "css=#wall >> iframe", 'xpath=//b[.="x >> enter-frame >> y"]']
+    assert frame_path("iframe.a >> enter-frame >> iframe.b>>enter-frame>>text='It\\'s >> here'") == [
+        "iframe.a", "iframe.b", "text='It\\'s >> here'"]
+    assert frame_path("css=enter-frame >> a") == ["css=enter-frame >> a"]  # a custom element's tag
+
+
+@pytest.mark.parametrize("text", ["click 'enter-frame >> a'", "click 'iframe >> enter-frame'",
+                                  "click 'iframe >> enter-frame >> enter-frame >> a'"])
+def test_enter_frame_needs_an_iframe_before_and_an_element_after(text: str) -> None:
+    with pytest.raises(ParseError, match="enter-frame") as caught:
+        nseql.parse(text)
+    assert caught.value.column == 7
+    with pytest.raises(ProgramError, match="enter-frame"):
+        nseql.Click(nseql.parse("click x").steps[0].selector + " >> enter-frame")
