@@ -108,6 +108,17 @@ _SUBMIT = """(el) => {
   return true;
 }"""
 
+# A <select> a script hid behind a widget of its own (Chosen, Nice Select, Select2's
+# older themes): hidden itself, with the widget shown in its place, right after it or
+# around it.
+_REPLACED = """(el) => {
+  const visible = (w) => w.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true});
+  if (el.localName !== 'select' || visible(el)) return false;
+  const shown = (w) => !!w && !w.matches('input,select,textarea') && visible(w);
+  const parent = el.parentElement;
+  return shown(el.nextElementSibling) || (!!parent && parent.firstElementChild === el && shown(parent));
+}"""
+
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
@@ -240,10 +251,8 @@ class _Interpreter:
                 await self._act(step, lambda: self._locator(sel).click(timeout=t))
             case Fill(selector=sel, value=value):
                 await self._locator(sel).fill(value, timeout=t)
-            case Select(selector=sel, option=option, by="value"):
-                await self._act(step, lambda: self._locator(sel).select_option(value=option, timeout=t))
-            case Select(selector=sel, option=option):
-                await self._act(step, lambda: self._locator(sel).select_option(label=option, timeout=t))
+            case Select(selector=sel, option=option, by=by):
+                await self._act(step, lambda: self._select(sel, option, by))
             case Check(selector=sel):
                 await self._act(step, lambda: self._locator(sel).check(timeout=t))
             case Uncheck(selector=sel):
@@ -305,6 +314,18 @@ class _Interpreter:
         if response is None and not self.tracker.moved_since(mark):
             raise Failed(Failure.NO_HISTORY, "there is no previous page in this tab's history")
         await self._loaded(dom_ready=response is not None)
+
+    async def _select(self, selector: str, option: str, by: str) -> None:
+        locator = self._locator(selector)
+        t = self.limits.step_ms
+        # A person chooses in the widget that replaced the select, and the widget sets the
+        # select; choosing in the select itself fires the input and change events the
+        # widget and the page listen to, and the form sends the same.
+        replaced = await locator.evaluate(_REPLACED, timeout=t)
+        if by == "value":
+            await locator.select_option(value=option, timeout=t, force=replaced)
+        else:
+            await locator.select_option(label=option, timeout=t, force=replaced)
 
     async def _submit(self, selector: str) -> None:
         try:

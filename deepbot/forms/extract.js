@@ -156,9 +156,42 @@
     if (v === undefined) { v = looseButtons.some((b) => holds(c, b) && shown(b)); holdsButton.set(c, v); }
     return v;
   };
+  // ---- a <select> a script replaced by a widget of its own (Select2, Chosen, Nice Select,
+  // bootstrap-select, Choices) is hidden, shrunk to a pixel or transparent; the widget
+  // drawn in its place is what a person sees and points at. The select takes the
+  // widget's box, and the widget's texts (the option shown, its list) and controls (its
+  // search box) are the select's, not the page's. The widget: the element right after
+  // the select, else a box the select opens; compact, holding no other control the form
+  // sends, and either a popup's (combobox, listbox) or showing the option chosen.
+  const POPUP = '[role=combobox],[role=listbox],[aria-haspopup]';
+  const widgetOf = (el) => {
+    const candidates = [el.nextElementSibling];
+    for (let n = el; n.parentElement && n.parentElement.firstElementChild === n && candidates.length < 3;) {
+      n = n.parentElement;
+      candidates.push(n);
+    }
+    const chosen = el.options[el.selectedIndex];
+    const current = chosen ? clean(chosen.textContent) : '';
+    return candidates.find((w) => w && shown(w) && w.getBoundingClientRect().height <= 120
+      && !w.matches('input,select,textarea,label,button[type=submit]')
+      && (w.matches(POPUP) || w.querySelector(POPUP) || (current && clean(w.textContent).includes(current)))
+      && !Array.from(w.querySelectorAll('input,select,textarea')).some((c) => c !== el && c.name)) || null;
+  };
+  const widgets = new Map();
+  for (const el of everywhere('select')) {
+    const w = shown(el) ? null : widgetOf(el);
+    if (w) widgets.set(el, w);
+  }
+  const inWidget = (el) => {
+    if (!widgets.size || widgets.has(el)) return false;
+    for (const w of widgets.values()) if (w.contains(el)) return true;
+    return false;
+  };
+  const widgetEls = new Set(widgets.values());
   const groups = new Map();
   const body = document.body || document.documentElement;
   for (const el of everywhere('input,select,textarea')) {
+    if (inWidget(el)) continue;
     if (!outside(el) || ['hidden', 'submit', 'button', 'image', 'reset', 'file']
       .includes((el.getAttribute('type') || '').toLowerCase())) continue;
     let c = up(el);
@@ -192,7 +225,7 @@
           if (ref) boundEls.add(ref);
         }
       }
-      const r = el.getBoundingClientRect();
+      const r = (widgets.get(el) || el).getBoundingClientRect();
       if (r.width > 0 && r.height > 0) b = union(b, box(r));
     }
     const em = parseFloat(getComputedStyle(form).fontSize) || 16;
@@ -216,6 +249,7 @@
       NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
         acceptNode: (n) => {
           if (n.nodeType !== 1) return NodeFilter.FILTER_ACCEPT;
+          if (widgetEls.has(n)) { current = null; return NodeFilter.FILTER_REJECT; }
           if (n.matches(SKIP)) {
             if (BREAKERS.has(n.localName)) current = null; // a skipped control still splits the text around it
             return NodeFilter.FILTER_REJECT;
@@ -314,7 +348,7 @@
         : tag === 'select' ? (el.multiple ? 'select-multiple' : 'select-one') : tag === 'button'
           ? (el.getAttribute('type') || 'submit').toLowerCase() : tag);
       if (tag === 'fieldset' || tag === 'output' || tag === 'object') continue;
-      if (type === 'hidden' || type === 'reset' || type === 'file') continue;
+      if (type === 'hidden' || type === 'reset' || type === 'file' || inWidget(el)) continue;
       const isSubmit = (tag === 'input' && (type === 'submit' || type === 'image' || type === 'button')) || tag === 'button'
         || (virtual && el.getAttribute('role') === 'button');
       const checkable = type === 'radio' || type === 'checkbox';
@@ -326,6 +360,7 @@
         const shownLabel = labels.find((l) => shown(l));
         if (shownLabel) { visible = true; r = box(shownLabel.getBoundingClientRect()); }
       }
+      if (!visible && widgets.has(el)) { visible = true; r = box(widgets.get(el).getBoundingClientRect()); }
       if (!visible) continue;
       controlsBox = union(controlsBox, r);
       const selector = selectorOf(el, fxp, form);

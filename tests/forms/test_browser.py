@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import pytest_asyncio
@@ -135,6 +136,36 @@ async def test_controls_outside_any_form_are_virtual_forms(
     # "Clear", and no form.submit(): there is no form
     assert [nseql.parse(c).steps for c in candidates] == [
         (nseql.Click(panel.submits[1].selector),), (nseql.Press(author, "Enter"),)]
+
+
+async def test_selects_replaced_by_widgets_are_fields_where_the_widgets_are(
+    page: Page, site: FixtureServer, domains: list[Domain]
+) -> None:
+    """Select2 shrinks its <select> to a pixel, Chosen and Nice Select hide theirs: each is
+    a field with its widget's box, the widget's search box is none, and it is filled."""
+    await page.goto(site.url("/forms/books_select_widgets.html"))
+    (extracted,) = (await extract_page(page)).forms
+    assert [f.name for f in extracted.fields] == ["title", "author", "subject", "format", "language", "isbn"]
+    widgets = {"subject": ".select2-container", "format": ".chosen-container", "language": ".nice-select"}
+    for field in extracted.fields:
+        if field.name in widgets:
+            drawn = await page.locator(widgets[field.name]).bounding_box()
+            assert drawn is not None
+            assert (field.box.x, field.box.y) == pytest.approx((drawn["x"], drawn["y"]), abs=1)
+            assert field.box.width == pytest.approx(drawn["width"], abs=1)
+    (form,) = (await analyze_page(page, domains)).forms
+    books = next(d for d in form.domains if d.domain == "books")
+    filled = fill_steps(form, books, {"title": "xml", "format": "paperback", "subject": "computing",
+                                      "language": "french"})
+    assert filled is not None
+    assert filled.values == {"title": "xml", "format": "Paperback", "subject": "Computing",
+                             "language": "French"}
+    submit = nseql.Click(form.submits[0].selector)
+    result = await nseql.run(nseql.Program.of(*filled.steps, submit), page, step_timeout_ms=3_000)
+    sent = dict(parse_qsl(urlsplit(result.final_url).query))
+    assert (sent["format"], sent["subject"], sent["language"]) == ("PB", "computing", "fr")
+    summary = await page.inner_text("p.summary", timeout=3_000)  # the shop applied them
+    assert 'Format: “paperback”, Subject: “computing”' in summary
 
 
 def test_cli_json_shape(capsys: pytest.CaptureFixture[str]) -> None:

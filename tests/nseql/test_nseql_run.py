@@ -201,6 +201,26 @@ async def test_a_missing_iframe_is_named_in_the_failure(page: Page, site: Fixtur
     assert caught.value.kind is Failure.NOT_FOUND and "enter-frame" in caught.value.reason
 
 
+WIDGETS = """<form>
+<select id="chosen" name="format" style="display:none"><option value="">Any</option>
+<option value="PB">Paperback</option></select>
+<div class="chosen-container"><a class="chosen-single"><span>Any</span></a></div>
+<div style="display:none"><select id="collapsed" name="sort"><option>Title</option><option>Date</option>
+</select></div>
+<script>document.getElementById('chosen').onchange = (e) => { document.title = e.target.value; };</script>
+</form>"""
+
+
+async def test_select_chooses_in_a_select_a_widget_replaced(page: Page) -> None:
+    await page.set_content(WIDGETS)
+    result = await run(parse('select "#chosen" "Paperback"\n'), page, **FAST)
+    assert result.steps_run == 1 and await page.title() == "PB"  # the change event the widget listens to
+    # a select hidden with all around it is not one a person could reach: it still fails
+    with pytest.raises(StepError) as caught:
+        await run(parse('select "#collapsed" "Date"\n'), page, step_timeout_ms=300)
+    assert caught.value.kind is Failure.NOT_ACTIONABLE
+
+
 async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:
     program = parse(f"navigate {site.url('/lab/session/')}\nclick 'text=Members area'\n")
     result = await run(program, page, **FAST)
