@@ -199,4 +199,7 @@ def report(analysis: PageAnalysis) -> str:
             for a in d.assignments:
                 shared = "" if a.primary else "  (shares the attribute)"
                 lines.append(f"    {a.field} → {a.attribute}  confidence {a.confidence:.2f}{shared}")
+            if d.chooser is not None:
+                named = ", ".join(f"{n.label!r} → {n.attribute}" for n in d.chooser.attributes)
+                lines.append(f"    {d.chooser.field} chooses what {d.chooser.target} searches: {named}")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The Form Analyzer (paper §IV.A-B): extract → layout → match → relevance.
+"""The Form Analyzer (paper §IV.A-B): extract → layout → match (and chooser) → relevance.
 
 ``analyze_page`` costs one page evaluation; everything after it is pure Python on the
 extraction (``analyze_extracted``, ``analyze_form``), so it is testable and timeable
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import Page
 
 from deepbot.domain import Domain
+from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form
 from deepbot.forms.match import MatchParams, assign_attributes, similarity_table
@@ -68,8 +69,9 @@ def analyze_form(
     verdicts = []
     for domain in domains:
         table = similarity_table(form, layout.fields, domain, params.match)
-        assignments = assign_attributes(table, params.match)
-        verdicts.append(relevance(assignments, domain, table))
+        chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
+        assignments = assign_attributes(without_chooser(table, chooser), params.match)
+        verdicts.append(relevance(assignments, domain, table, chooser))
     return FormAnalysis(
         form_index=form.index,
         selector=form.selector,

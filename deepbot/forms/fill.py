@@ -4,7 +4,8 @@ Unbounded fields get the query value. Bounded fields get the option whose label 
 value) best matches it by SoftTFIDF/Jaro-Winkler — "paperback" picks "Paperback (PB)".
 Attributes the query leaves empty, and fields no attribute was assigned to, keep
 their defaults. A field that only shares an attribute (``primary=False``: the second
-box of a range) is left alone too.
+box of a range) is left alone too. A chooser ("Search by: Title / Author") takes one
+more attribute of the query: its option, then the value in its text field.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import nseql
-from deepbot.forms.models import DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
+from deepbot.forms.models import Chooser, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
 from deepbot.forms.textsim import SoftTfidf
 
 MIN_OPTION_SIMILARITY = 0.3  # below this no option means the value: keep the default
@@ -43,15 +44,47 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
     """The steps filling ``form`` with ``query``; None when no assigned field gets a value."""
     steps: list[nseql.Step] = []
     values: dict[str, str] = {}
+    held: set[str] = set()
     for assignment in match.assignments:
         value = query.get(assignment.attribute, "")
         if not assignment.primary or not value.strip():
             continue
         field = form.field(assignment.field)
-        steps.extend(_fill_field(field, value, values))
+        filled = _fill_field(field, value, values)
+        steps.extend(filled)
+        if filled:
+            held.add(assignment.attribute)
+    if match.chooser is not None:
+        steps.extend(_choose(form, match.chooser, query, held, values))
     if not values:
         return None
     return FilledQuery(tuple(steps), values)
+
+
+def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held: set[str],
+            chosen: dict[str, str]) -> list[nseql.Step]:
+    """A chooser takes one attribute of the query that no field took, the most specific:
+    its option, then the value in its text field (unless a field's value is there)."""
+    if chooser.target in chosen:
+        return []
+    wanted = (n for n in chooser.attributes if n.attribute not in held and query.get(n.attribute, "").strip())
+    named = next(wanted, None)
+    if named is None:
+        return []
+    field, target = form.field(chooser.field), form.field(chooser.target)
+    option = next((o for o in field.options if o.value == named.value), None)
+    if option is None:
+        return []
+    chosen[field.name] = named.label
+    chosen[target.name] = query[named.attribute]
+    pick: nseql.Step
+    if field.type.startswith("select"):
+        pick = nseql.Select(field.selector, option.value, by="value")
+    elif option.selector:
+        pick = nseql.Check(option.selector)
+    else:
+        return []
+    return [pick, nseql.Fill(target.selector, query[named.attribute])]
 
 
 def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> list[nseql.Step]:

@@ -30,6 +30,7 @@ from deepbot.forms.textsim import SoftTfidf, tokens
 
 __all__ = [
     "MatchParams",
+    "alias_similarity",
     "assign_attributes",
     "field_texts",
     "field_values",
@@ -174,6 +175,19 @@ def _domain_side(domain_json: str) -> _DomainSide:
         values=flat_values,
         value_slices=_slices(values),
     )
+
+
+def alias_similarity(domain: Domain, texts: Sequence[str]) -> np.ndarray:
+    """attributes × texts: the best SoftTFIDF similarity of each text to an attribute's
+    name or aliases (sim1 without weights)."""
+    side = _domain_side(domain.model_dump_json())
+    out = np.zeros((len(domain.attributes), len(texts)))
+    if texts:
+        table = side.scorer.table(side.labels, list(texts))
+        for i, ls in enumerate(side.label_slices):
+            if ls.stop > ls.start:
+                out[i] = table[ls].max(axis=0)
+    return out
 
 
 def similarity_table(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 __all__ = [
     "Assignment",
     "Box",
+    "Chooser",
     "DomainMatch",
     "Evidence",
     "ExtractedForm",
@@ -28,6 +29,7 @@ __all__ = [
     "FormField",
     "FormLayout",
     "Markup",
+    "NamedAttribute",
     "OptionAnalysis",
     "PageAnalysis",
     "PageExtraction",
@@ -244,6 +246,25 @@ class Assignment(_Frozen):
     primary: bool = True  # False: the field shares an attribute another field holds
 
 
+class NamedAttribute(_Frozen):
+    """An option of a chooser that names a domain attribute."""
+
+    attribute: str
+    value: str  # the option's value (a radio button's too)
+    label: str  # what the option says
+    confidence: float
+
+
+class Chooser(_Frozen):
+    """A bounded field whose options name what a text field searches ("Search by: Title /
+    Author / ISBN [____]", a library catalogue's index select): the pair stands for a
+    field of each attribute named, one at a time."""
+
+    field: str  # the select or radio group
+    target: str  # the text field the value goes in
+    attributes: tuple[NamedAttribute, ...]
+
+
 class DomainMatch(_Frozen):
     domain: str
     score: float
@@ -251,6 +272,7 @@ class DomainMatch(_Frozen):
     relevant: bool
     assignments: tuple[Assignment, ...] = ()
     similarities: tuple[SimilarityEntry, ...] = ()  # the table, pairs above zero
+    chooser: Chooser | None = None
 
 
 # ---------------------------------------------------------------- results

@@ -2,7 +2,7 @@
 
 cᵢ is the confidence of the i-th field-attribute assignment and sᵢ the specificity
 of its attribute: an ISBN field almost proves a books form, a price field proves
-nothing.
+nothing. A chooser's attributes (``deepbot.forms.chooser``) count like fields'.
 """
 
 from __future__ import annotations
@@ -10,21 +10,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deepbot.domain import Domain
-from deepbot.forms.models import Assignment, DomainMatch, SimilarityEntry
+from deepbot.forms.models import Assignment, Chooser, DomainMatch, SimilarityEntry
 
 __all__ = ["relevance", "score"]
 
 
-def score(assignments: Sequence[Assignment], domain: Domain) -> float:
-    """Σ confidence × specificity over the assignments, each attribute counted once."""
-    return sum(a.confidence * domain.attribute(a.attribute).specificity for a in assignments if a.primary)
+def score(assignments: Sequence[Assignment], domain: Domain, chooser: Chooser | None = None) -> float:
+    """Σ confidence × specificity over the assignments, each attribute counted once, and
+    over the attributes a chooser names that no field holds."""
+    total = sum(a.confidence * domain.attribute(a.attribute).specificity for a in assignments if a.primary)
+    held = {a.attribute for a in assignments if a.primary}
+    if chooser is not None:
+        total += sum(n.confidence * domain.attribute(n.attribute).specificity
+                     for n in chooser.attributes if n.attribute not in held)
+    return total
 
 
 def relevance(
-    assignments: Sequence[Assignment], domain: Domain, similarities: Sequence[SimilarityEntry] = ()
+    assignments: Sequence[Assignment], domain: Domain, similarities: Sequence[SimilarityEntry] = (),
+    chooser: Chooser | None = None,
 ) -> DomainMatch:
     """The domain's verdict on a form: its score against the threshold µ."""
-    total = score(assignments, domain)
+    total = score(assignments, domain, chooser)
     return DomainMatch(
         domain=domain.name,
         score=round(total, 4),
@@ -32,4 +39,5 @@ def relevance(
         relevant=total > domain.threshold,
         assignments=tuple(assignments),
         similarities=tuple(similarities),
+        chooser=chooser,
     )

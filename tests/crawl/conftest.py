@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from deepbot.forms.queries import RelevantForm
+from deepbot.routes import Document
 from fixtures.server import FixtureServer
 
 
@@ -22,3 +26,16 @@ def lab_config(site: FixtureServer, store: Path, **overrides: object) -> CrawlCo
     }
     values.update(overrides)
     return CrawlConfig.model_validate(values)
+
+
+async def crawl_books_page(path: str, results: str,
+                           store: Path) -> tuple[list[Document], list[RelevantForm], dict[str, int]]:
+    """Crawl one labelled page of fixtures/static/forms and its submissions' results
+    (``results``: a path regex) with domains/books.yaml: documents, forms found, failures."""
+    with FixtureServer() as site:
+        include = ("^" + re.escape(site.url(path)) + "$", results)
+        config = CrawlConfig(seeds=(site.url(path),), domains=(Path("domains/books.yaml"),), include=include,
+                             store=store, workers=2, depth=1, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            return documents, list(crawler.forms.found), crawler.frontier.failures()

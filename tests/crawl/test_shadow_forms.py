@@ -9,10 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from deepbot.config import CrawlConfig
-from deepbot.crawl.engine import Crawler
 from deepbot.routes import Via
-from fixtures.server import FixtureServer
+from tests.crawl.conftest import crawl_books_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -21,14 +19,8 @@ FORM = "css=pl-search-page >> css=pl-book-search >> css=form"
 
 
 async def test_a_form_in_nested_shadow_roots_is_queried(tmp_path: Path) -> None:
-    with FixtureServer() as site:
-        config = CrawlConfig(seeds=(site.url(PAGE),), domains=(Path("domains/books.yaml"),),
-                             include=(r"/forms/books_web_components\.html$", r"/books/results"),
-                             store=tmp_path / "store.sqlite", workers=2, depth=1, settle_timeout=2.0)
-        async with Crawler(config) as crawler:
-            documents = [doc async for doc in crawler.run()]
-            found = [(urlsplit(f.url).path, f.form_index, f.domain) for f in crawler.forms.found]
-            failures = crawler.frontier.failures()
+    documents, forms, failures = await crawl_books_page(PAGE, r"/books/results", tmp_path / "store.sqlite")
+    found = [(urlsplit(f.url).path, f.form_index, f.domain) for f in forms]
     assert found == [(PAGE, 1, "books")]  # the header's quick search (form 0) is not relevant
     assert not failures
     submitted = [d for d in documents if d.via is Via.FORM]

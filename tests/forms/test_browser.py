@@ -168,6 +168,45 @@ async def test_selects_replaced_by_widgets_are_fields_where_the_widgets_are(
     assert 'Format: “paperback”, Subject: “computing”' in summary
 
 
+async def test_a_choice_of_what_one_box_searches_makes_it_a_field_of_each(
+    page: Page, site: FixtureServer, domains: list[Domain]
+) -> None:
+    """A library catalogue's index select and a shop's "Search by" radio buttons: the box
+    is queried for each attribute they name, the most specific one of a query first; a
+    "Sort by" select names attributes too, but is not a choice of what to search."""
+    await page.goto(site.url("/forms/books_search_by.html"))
+    analysis = await analyze_page(page, domains)
+    index, radios, toolbar = (next(d for d in f.domains if d.domain == "books") for f in analysis.forms)
+    assert index.relevant and radios.relevant and not toolbar.relevant and toolbar.chooser is None
+    assert index.chooser is not None and (index.chooser.field, index.chooser.target) == ("idx", "q")
+    assert {n.attribute: n.value for n in index.chooser.attributes} == {
+        "title": "ti", "author": "au", "subject": "su", "isbn": "nb"}
+    assert all(a.field != "idx" for a in index.assignments)  # it says what q searches: no value of its own
+
+    form = analysis.forms[0]
+    filled = fill_steps(form, index, {"title": "art of computer", "author": "knuth"})
+    assert filled is not None  # one box: the more specific of the two
+    assert filled.steps == (nseql.Select(form.field("idx").selector, "au", by="value"),
+                            nseql.Fill(form.field("q").selector, "knuth"))
+    submit = nseql.Click(form.submits[0].selector)
+    result = await nseql.run(nseql.Program.of(*filled.steps, submit), page, step_timeout_ms=3_000)
+    assert dict(parse_qsl(urlsplit(result.final_url).query)) == {"idx": "au", "q": "knuth"}
+    summary = await page.inner_text("p.summary", timeout=3_000)
+    assert summary.endswith("items for author “knuth”") and not summary.startswith("0 ")
+
+    await page.goto(site.url("/forms/books_search_by.html"))
+    form = analysis.forms[1]
+    filled = fill_steps(form, radios, {"title": "xml", "format": "paperback"})  # no format field: title
+    assert filled is not None and filled.values == {"by": "Title", "q": "xml"}
+    submit = nseql.Click(form.submits[0].selector)
+    result = await nseql.run(nseql.Program.of(*filled.steps, submit), page, step_timeout_ms=3_000)
+    assert dict(parse_qsl(urlsplit(result.final_url).query)) == {"by": "title", "q": "xml"}
+    assert "items for title “xml”" in await page.inner_text("p.summary", timeout=3_000)
+    # a keyword query goes in the box as it is, the choice left at its default
+    filled = fill_steps(form, radios, {"keywords": "dragons"})
+    assert filled is not None and filled.steps == (nseql.Fill(form.field("q").selector, "dragons"),)
+
+
 def test_cli_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     target = str(FORMS / "books_radio_nolabel.html")
     args = [
