@@ -4,8 +4,9 @@ Beyond the paper, whose fields each stand for one attribute: a library catalogue
 masthead (Koha's index select beside its one box), or a shop's "Search by" radio
 buttons over a single text field, let the person say what the box searches. The
 bounded field is a *chooser* when its options name at least two of the domain's
-attributes (SoftTFIDF against the attributes' names and aliases, the match stage's
-threshold) and a text field lies next to it; the pair then stands for a field of each
+attributes (each option *is* an attribute's name or alias: SoftTFIDF ≥ 0.9, where a
+format select's "E-Book" or "-- All --" reaches 0.78 against "title of book" or "all
+words") and a text field lies next to it; the pair then stands for a field of each
 attribute named, one at a time. A sort order ("Sort by: Title / Author / Price") names
 attributes too: a field that speaks of sorting or ordering is not a chooser.
 """
@@ -32,6 +33,7 @@ from deepbot.forms.textsim import tokens
 __all__ = ["find_chooser", "without_chooser"]
 
 MIN_NAMED = 2  # one attribute named is a plain field with a fancy label
+MIN_OPTION_SIMILARITY = 0.9  # an option that names an attribute says its name, near enough
 MAX_GAP_CELLS = 6.0  # how far from the chooser its text field may be, in character heights
 
 _SORTING = re.compile(
@@ -49,7 +51,7 @@ def find_chooser(
     params: MatchParams | None = None,
 ) -> Chooser | None:
     """The form's chooser for ``domain``, the one naming the most evidence, or None."""
-    threshold = (params or MatchParams()).min_similarity
+    threshold = max((params or MatchParams()).min_similarity, MIN_OPTION_SIMILARITY)
     best: tuple[float, Chooser] | None = None
     for field, layout in zip(form.fields, layouts, strict=True):
         if field.kind != "bounded" or field.multiple or field.type == "checkbox" or field.disabled:

@@ -61,6 +61,11 @@ async def test_labelled_set_beats_the_paper(page: Page, site: FixtureServer, dom
         overall = report[kind]["overall"]
         assert overall.precision >= precision, (kind, overall)
         assert overall.recall >= recall, (kind, overall)
+    # Choosers ("Search by") where there are some, and no format, subject or sort select
+    # anywhere else passes for one.
+    choosers = [(file, form.form_index, match.domain) for file, analysis in results
+                for form in analysis.forms for match in form.domains if match.chooser is not None]
+    assert choosers == [("books_search_by.html", 0, "books"), ("books_search_by.html", 1, "books")]
 
 
 async def test_extraction_gives_usable_selectors_and_submit_controls(page: Page, site: FixtureServer) -> None:
