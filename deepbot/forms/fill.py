@@ -75,8 +75,6 @@ def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held
     option = next((o for o in field.options if o.value == named.value), None)
     if option is None:
         return []
-    chosen[field.name] = named.label
-    chosen[target.name] = query[named.attribute]
     pick: nseql.Step
     if field.type.startswith("select"):
         pick = nseql.Select(field.selector, option.value, by="value")
@@ -84,6 +82,8 @@ def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held
         pick = nseql.Check(option.selector)
     else:
         return []
+    chosen[field.name] = named.label
+    chosen[target.name] = query[named.attribute]
     return [pick, nseql.Fill(target.selector, query[named.attribute])]
 
 
