@@ -5,11 +5,13 @@ step ran: tests/nseql/test_nseql_run.py.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 
 import nseql
 from deepbot.browser.pool import BrowserPool, BrowserSettings
@@ -28,12 +30,21 @@ ARCHIVE_LINK = 'css=span.link'  # the index's script element, under the wall unt
 WALL_TEXT = "We use cookies to personalise content"
 
 
-@pytest.mark.parametrize("name", sorted(BANNERS))
-async def test_the_banner_and_its_button_are_found(browser: Browser, site: FixtureServer, name: str) -> None:
+@contextlib.asynccontextmanager
+async def _fresh_page(browser: Browser, url: str) -> AsyncIterator[Page]:
+    """A page of its own context (no cookie from another test), at ``url``."""
     context = await browser.new_context()
     try:
         page = await context.new_page()
-        await page.goto(site.url(f"/consent/{name}"))
+        await page.goto(url)
+        yield page
+    finally:
+        await context.close()
+
+
+@pytest.mark.parametrize("name", sorted(BANNERS))
+async def test_the_banner_and_its_button_are_found(browser: Browser, site: FixtureServer, name: str) -> None:
+    async with _fresh_page(browser, site.url(f"/consent/{name}")) as page:
         found = await find_overlay(page)
         expected = BANNERS[name]
         if expected is None:
@@ -46,19 +57,12 @@ async def test_the_banner_and_its_button_are_found(browser: Browser, site: Fixtu
         words = [await button.get_attribute("value"), await button.inner_text(),
                  await button.get_attribute("aria-label")]
         assert expected in words
-    finally:
-        await context.close()
 
 
 async def test_a_page_without_a_banner_is_harvested_at_once(browser: Browser, site: FixtureServer) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.goto(site.url("/consent/fixed_header.html"))
+    async with _fresh_page(browser, site.url("/consent/fixed_header.html")) as page:
         found = json.loads(await page.evaluate(_HARVEST_JS, harvest_args(VisitOptions())))
         assert "consent" not in found and found["url"].endswith("fixed_header.html")
-    finally:
-        await context.close()
 
 
 @pytest.mark.parametrize(("name", "frame"), [
@@ -66,34 +70,24 @@ async def test_a_page_without_a_banner_is_harvested_at_once(browser: Browser, si
     ("trustarc.html", 'css=iframe[title="TrustArc Cookie Consent Manager"]')])
 async def test_a_notice_in_a_consent_managers_iframe_is_answered_in_it(
         browser: Browser, site: FixtureServer, name: str, frame: str) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.goto(site.url(f"/consent/{name}"))
+    async with _fresh_page(browser, site.url(f"/consent/{name}")) as page:
         found = await find_overlay(page)
         # the iframe (another origin: its words are not the page's) by what names it on
         # every load (TrustArc's id changes each time), then the button in its document
         assert found is not None and found["selector"].startswith(f"{frame} >> enter-frame >> xpath=//")
         await nseql.run(nseql.Program.of(nseql.Dismiss(found["selector"])), page)
         assert await page.locator(frame.removeprefix("css=")).count() == 0  # the notice went
-        assert (await context.cookies())[0]["name"] in ("consentUUID", "notice_preferences")
-    finally:
-        await context.close()
+        assert (await page.context.cookies())[0]["name"] in ("consentUUID", "notice_preferences")
 
 
 async def test_a_banner_inside_a_shadow_root_is_answered(browser: Browser, site: FixtureServer) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.goto(site.url("/consent/usercentrics.html"))
+    async with _fresh_page(browser, site.url("/consent/usercentrics.html")) as page:
         found = json.loads(await page.evaluate(_HARVEST_JS, harvest_args(VisitOptions())))["consent"]
         # Playwright CSS pierces the shadow root: the host, then the button by its test id
         assert found["selector"] == ('css=div[id="usercentrics-root"] >> '
                                      'css=button[data-testid="uc-deny-all-button"]')
         await nseql.run(nseql.Program.of(nseql.Dismiss(found["selector"])), page)
         assert await page.locator("css=#uc-center-container").count() == 0
-    finally:
-        await context.close()
 
 
 async def _visit(url: str, *, steps: str | None = None, options: VisitOptions | None = None,
