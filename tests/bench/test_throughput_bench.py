@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from collections import deque
+from collections.abc import Iterator
 from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
@@ -177,11 +180,24 @@ def _ab_report(script: str, *args: str) -> tuple[dict[str, Any], str]:
     return json.loads(done.stdout), worktrees
 
 
+@pytest.fixture
+def worktree_lock() -> Iterator[None]:
+    """Both A/B tests add a temporary worktree and check it is gone again: they must not
+    overlap, whichever xdist workers run them (the group alone did not always hold)."""
+    with open(Path(tempfile.gettempdir()) / "deepbot-worktree-tests.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 # Both A/B tests add a temporary worktree and check it is gone again: one worker runs both.
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.timeout(150)
 @pytest.mark.xdist_group("worktrees")
+@pytest.mark.usefixtures("worktree_lock")
 def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
     report, worktrees = _ab_report("ab.py", "--concurrency", "1", "--pairs", "2", "--pages", "12")
     sides = [(run["pair"], run["side"]) for run in report["runs"]]
@@ -198,6 +214,7 @@ def test_ab_crawls_a_revision_and_the_tree_in_turn() -> None:
 @pytest.mark.browser
 @pytest.mark.timeout(150)
 @pytest.mark.xdist_group("worktrees")
+@pytest.mark.usefixtures("worktree_lock")
 def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
     report, worktrees = _ab_report("routes.py", "--routes", "3", "--pairs", "1", "--kinds", "link,form")
     assert [(run["kind"], run["side"]) for run in report["runs"]] == [
