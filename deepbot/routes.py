@@ -116,6 +116,7 @@ class PageSnapshot(_Frozen):
     forms: int = 0  # how many forms the page has
     submitted: str | None = None  # the submit candidate that worked, for routes that had some
     dismissed: str | None = None  # the `dismiss` step that cleared an overlay (a cookie banner)
+    challenge: str | None = None  # the page is a bot check in front of the site: what shows it
 
 
 class Document(_Frozen):

@@ -207,3 +207,15 @@ async def test_urls_without_a_host_are_not_limited() -> None:
     politeness = Politeness(per_host=1, min_delay=10)
     async with politeness.slot("data:text/html,a"), politeness.slot("about:blank") as host:
         assert host.record(503, "60") == 0
+
+
+async def test_a_refusal_pauses_the_host_whatever_its_status() -> None:
+    """A bot check answers 200 or 403: reported as refused, it pauses the host like a 429."""
+    clock = FakeClock()
+    politeness = Politeness(per_host=1, min_delay=0, backoff=5, max_backoff=30, clock=clock)
+    pauses = []
+    for status, refused in ((200, True), (403, True), (None, True), (200, False), (403, True)):
+        async with politeness.slot("http://a.test/") as host:
+            pauses.append(host.record(status, refused=refused))
+        clock.now += 1000
+    assert pauses == [5, 10, 20, 0, 5]

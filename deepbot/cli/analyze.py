@@ -133,6 +133,7 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
         "virtual": form.virtual,
         "action": form.action,
         "method": form.method,
+        "challenge": form.challenge,
         "box": form.box.model_dump(),
         "fields": [
             {
@@ -193,6 +194,8 @@ def report(analysis: PageAnalysis) -> str:
             lines.append(f"  submit: {s.type} {s.text!r}  [{s.selector}]")
         for anchor in form.script_anchors[:3]:
             lines.append(f"  script anchor: {anchor.text!r} {anchor.distance:.0f}px  [{anchor.selector}]")
+        if form.challenge is not None:
+            lines.append(f"  guarded by {form.challenge}: a crawl does not query it")
         for d in form.domains:
             verdict = "RELEVANT" if d.relevant else "not relevant"
             lines.append(f"  {d.domain}: score {d.score:.3f} vs µ {d.threshold:g} → {verdict}")

@@ -64,8 +64,9 @@ async def _crawl(config: CrawlConfig) -> int:
     print(summary(crawler.stats, counts, str(config.store)))
     print("\nRelevant forms (Σ confidence × specificity > µ):")
     for form in found:
-        print(f"  {form.url}  form #{form.form_index}  {form.domain} score {form.score:.2f}"
-              f"  → {form.queries} queries")
+        queried = (f"→ {form.queries} queries" if form.challenge is None
+                   else f"not queried: behind {form.challenge}")
+        print(f"  {form.url}  form #{form.form_index}  {form.domain} score {form.score:.2f}  {queried}")
     via = Counter(d.via for d in documents)
     results = [d for d in documents if d.via in (Via.FORM, Via.NEXT)]
     beyond = [d for d in documents if d.domain and d.via is Via.LINK]

@@ -227,11 +227,18 @@ class Crawler:
         )
         async with self.pool.slot() as slot:
             snapshot = await visit(route, session, slot, options)
-            host.record(snapshot.status, snapshot.headers.get("retry-after"))
+            # A bot check in front of the site is a refusal, like a 429: the host is paused,
+            # the route retried later, and the check never stored as the page.
+            host.record(snapshot.status, snapshot.headers.get("retry-after"),
+                        refused=snapshot.challenge is not None)
             self.stats.note_page(dismissed=snapshot.dismissed is not None, revealed=snapshot.revealed,
                                  scrolled=snapshot.scrolled, more=snapshot.more)
+            if snapshot.challenge is not None:
+                self.stats.page_work["bot checks met"] += 1
+                log.info("a bot check answered %s (%s): the host pauses", snapshot.url, snapshot.challenge)
+                raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
             if snapshot.status in _BACKOFF_STATUSES:
-                raise _RetryLater(snapshot.status, host.backoff_seconds())
+                raise Refused(f"http {snapshot.status}", host.backoff_seconds())
             for done in (snapshot.submitted, snapshot.dismissed):
                 if done is not None:
                     # The document replays the submission that worked and the overlay it
@@ -291,7 +298,7 @@ class Crawler:
         """Requeue the route with backoff, or record it failed once retries are used up."""
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
-        backoff = exc.seconds if isinstance(exc, _RetryLater) else 2.0 ** lease.attempt
+        backoff = exc.seconds if isinstance(exc, Refused) else 2.0 ** lease.attempt
         state = self.frontier.ack_failed(lease, reason, retry=retry, backoff_s=backoff)
         if state is RouteState.FAILED:
             self.stats.failed += 1
@@ -308,9 +315,11 @@ def _fetched(route: Route, snap: PageSnapshot) -> Fetched:
                    title=snap.title, visible_text=snap.text or None)
 
 
-class _RetryLater(BrowserError):
-    def __init__(self, status: int | None, seconds: float):
-        super().__init__(f"http {status}")
+class Refused(BrowserError):
+    """The host refused the visit (a 429 or 503, a bot check): retry once its pause is over."""
+
+    def __init__(self, reason: str, seconds: float):
+        super().__init__(reason)
         self.seconds = seconds
 
 

@@ -445,6 +445,25 @@ async (opts) => {
       out.html = `<html${attrs.join("")}>${root.getHTML({ shadowRoots })}</html>`;
     }
   }
+  // 6. A page that is only a bot check standing in front of the site (deepbot/challenge.py):
+  // little text, a CAPTCHA widget or the words of one, and no field of its own besides
+  // the test's answer (a search page a CAPTCHA guards has its search fields).
+  out.challenge = null;
+  const check = opts.challenge;
+  if (check && out.text.length < 3000) {
+    const said = new RegExp(check.pageWords, "i").exec(`${document.title}\n${out.text}`);
+    const widget = [...document.querySelectorAll(check.widgets)].find((el) => el.checkVisibility()
+      && !el.closest(".grecaptcha-badge, [data-size=invisible], button, input") && !/size=invisible/.test(el.src || ""));
+    const answer = new RegExp(check.fieldWords, "i");
+    const own = [...document.querySelectorAll("input:not([type=hidden]):not([type=submit]):not([type=button])" +
+      ":not([type=image]):not([type=reset]):not([type=checkbox]):not([type=radio]), select, textarea")]
+      .some((el) => el.checkVisibility() && !answer.test(
+        `${el.name} ${el.id} ${el.placeholder || ""} ${el.getAttribute("aria-label") || ""} ${[...(el.labels || [])].map((l) => l.textContent).join(" ")}`));
+    if ((said || widget) && !own) {
+      out.challenge = { said: said ? said[0] : "",
+                        widget: widget ? `${widget.localName} ${widget.className} ${widget.id} ${widget.src || ""}` : "" };
+    }
+  }
   // One JSON string, not a tree of values: Playwright checks and converts a returned
   // object node by node in Python, and a page's links make thousands of nodes.
   // Old libraries (Prototype.js) patch toJSON and break JSON.stringify: then return the

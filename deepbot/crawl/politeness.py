@@ -9,9 +9,10 @@ reports the answer with ``host.record(status, retry_after)``. Per host:
 - starts at least ``min_delay`` seconds apart (default 1 s for real sites; tests
   and loopback benchmarks pass 0), or the host's robots.txt Crawl-delay when that
   is longer, capped at ``max_crawl_delay`` so one robots.txt cannot stall a crawl;
-- after a 429 or 503, no new visit until ``Retry-After`` (seconds or HTTP-date)
-  has passed, or, without one, 5 s doubling with each consecutive refusal; either
-  capped at ``max_backoff``. Any other answer ends the streak.
+- after a 429 or 503 (or a bot check, whatever its status: ``refused``), no new visit
+  until ``Retry-After`` (seconds or HTTP-date) has passed, or, without one, 5 s
+  doubling with each consecutive refusal; either capped at ``max_backoff``. Any other
+  answer ends the streak.
 
 Waiting is asyncio sleeping until the computed time: no polling. A host is keyed
 by its name (and port when not the scheme's default), so http and https of one
@@ -85,10 +86,12 @@ class HostSlot:
     status: int | None = None
     released: bool = False
 
-    def record(self, status: int | None, retry_after: str | float | None = None) -> float:
-        """Report the answer; returns the pause now imposed on the host (0 if none)."""
+    def record(self, status: int | None, retry_after: str | float | None = None, *,
+               refused: bool = False) -> float:
+        """Report the answer; returns the pause now imposed on the host (0 if none).
+        ``refused``: whatever its status, the answer refuses the visit (a bot check)."""
         self.status = status
-        return self._politeness._record(self.host, status, retry_after)
+        return self._politeness._record(self.host, status, retry_after, refused=refused)
 
     def backoff_seconds(self) -> float:
         """How long the host is paused from now (0 if it is not)."""
@@ -184,11 +187,12 @@ class Politeness:
         asked = self.crawl_delay(url) if self.crawl_delay else None
         return max(self.min_delay, min(asked or 0.0, self.max_crawl_delay))
 
-    def _record(self, key: str, status: int | None, retry_after: str | float | None) -> float:
+    def _record(self, key: str, status: int | None, retry_after: str | float | None, *,
+                refused: bool = False) -> float:
         host = self._hosts.get(key)
-        if host is None or status is None:
+        if host is None or (status is None and not refused):
             return 0.0
-        if status not in BACKOFF_STATUSES:
+        if status not in BACKOFF_STATUSES and not refused:
             host.strikes = 0
             return 0.0
         host.strikes += 1

@@ -15,11 +15,13 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int
         async for _document in crawler.run():
             pass
         counts = crawler.frontier.counts()
-    print(summary(crawler.stats, counts, str(config.store)))
+    print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts))
     return 0
 
 
-def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str) -> str:
+def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
+            forms: Mapping[str, int] | None = None) -> str:
+    """What the crawl did; ``forms``: the Form Analyzer's counts (FormQueries.counts)."""
     lines = [
         f"Crawl finished: {stats.fetched} pages fetched, {stats.stored} documents stored, "
         f"{stats.failed} routes failed ({stats.rate():.1f} pages/s).",
@@ -34,6 +36,17 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str) -> 
                  f"scrolled to the end ×{work['scrolled']} ({work['scroll rounds']} rounds)",
                  f"'Load more' clicked ×{work['load more']} ({work['load more rounds']} rounds)"]
         lines.append("In pages: " + ", ".join(p for p in parts if " ×0" not in p))
+    if forms and forms.get("forms analysed"):
+        said = [f"{forms['forms analysed']} analysed",
+                f"{forms.get('relevant forms', 0)} relevant and queried",
+                f"{forms.get('query routes', 0)} query routes"]
+        guarded = forms.get("relevant forms behind a CAPTCHA", 0)
+        if guarded:
+            said.append(f"{guarded} relevant but behind a CAPTCHA (not queried)")
+        lines.append("Forms: " + ", ".join(said))
+    if work["bot checks met"]:
+        lines.append(f"Bot checks met: ×{work['bot checks met']} (pages that asked to prove a person"
+                     " is there; each paused its host, and the route was retried later)")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

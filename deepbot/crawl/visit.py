@@ -19,6 +19,7 @@ from playwright.async_api import Page, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
+from deepbot import challenge
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
@@ -28,6 +29,7 @@ from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionStat
 log = logging.getLogger(__name__)
 
 _HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
+_CHALLENGE = challenge.script_args()
 
 
 class _Frozen(BaseModel):
@@ -167,6 +169,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             more=int(data.get("more", 0)),
             session=session, settled=settled, headers=headers,
             forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
+            challenge=_challenge(data.get("challenge")),
         )
     except nseql.StepError as exc:
         raise browser_error(exc, str(exc)) from exc  # its text names the line
@@ -383,7 +386,8 @@ def harvest_args(options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
     return {"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
             "maxScripts": options.max_scripts, "maxScrolls": options.max_scrolls,
             "scrollQuiet": options.scroll_quiet_ms, "dismiss": options.dismiss_overlays,
-            "fetches": {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms}}
+            "fetches": {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms},
+            "challenge": _CHALLENGE}
 
 
 async def _harvest(page: Page, options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
@@ -397,6 +401,16 @@ async def _harvest(page: Page, options: VisitOptions, *, since: float = 0) -> di
     with contextlib.suppress(PlaywrightError):
         await nseql.wait_for_load_state(page, "domcontentloaded", options.settle_timeout_ms)
     return _decoded(await page.evaluate(_HARVEST_JS, {**args, "revealMenus": False}))
+
+
+def _challenge(found: Any) -> str | None:
+    """What shows the page is a bot check: the widget's service, the words it says."""
+    if not isinstance(found, dict):
+        return None
+    widget, said = str(found.get("widget") or ""), str(found.get("said") or "")
+    parts = [challenge.provider(widget)] if widget else []
+    parts += [f"'{said}'"] if said else []
+    return ", ".join(parts) or None
 
 
 def _decoded(value: Any) -> dict[str, Any]:

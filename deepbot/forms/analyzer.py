@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Page
 
+from deepbot import challenge
 from deepbot.domain import Domain
 from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
@@ -72,6 +73,7 @@ def analyze_form(
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
         assignments = assign_attributes(without_chooser(table, chooser), params.match)
         verdicts.append(relevance(assignments, domain, table, chooser))
+    fields = tuple(_field(f, lay) for f, lay in zip(form.fields, layout.fields, strict=True))
     return FormAnalysis(
         form_index=form.index,
         selector=form.selector,
@@ -79,11 +81,13 @@ def analyze_form(
         action=form.action,
         method=form.method,
         box=form.box,
-        fields=tuple(_field(f, lay) for f, lay in zip(form.fields, layout.fields, strict=True)),
+        fields=fields,
         submits=form.submits,
         script_anchors=form.anchors,
         domains=tuple(verdicts),
         cell=layout.cell,
+        challenge=challenge.guard(form.challenge, ((f.html_name, f.id, *f.texts, *f.hints)
+                                                   for f in fields if f.kind == "unbounded")),
     )
 
 

@@ -7,6 +7,7 @@
   const started = performance.now();
   const marginEm = options && options.marginEm ? options.marginEm : [12, 4];
   const anchorReach = options && options.anchorReach ? options.anchorReach : 300;
+  const check = options && options.challenge;  // CAPTCHA widgets: deepbot/challenge.py
   const sx = window.scrollX, sy = window.scrollY;
   const box = (r) => ({x: r.left + sx, y: r.top + sy, width: r.width, height: r.height});
   const union = (a, b) => {
@@ -433,6 +434,15 @@
     // a virtual form's buttons count only near its fields: its container may be the body
     const fieldsBox = fields.reduce((acc, f) => union(acc, f.box), null);
     const near = (b) => !virtual || (fieldsBox && gap(fieldsBox, b) <= anchorReach);
+    // CAPTCHA widgets a person must answer to send the form (deepbot/challenge.py); an
+    // invisible one (a badge, a sitekey on the button) only scores the visit.
+    const challenge = [];
+    for (const w of (check ? (virtual ? everywhere(check.widgets) : form.querySelectorAll(check.widgets)) : [])) {
+      if (challenge.length >= 4 || !w.checkVisibility() || /size=invisible/.test(w.getAttribute('src') || '')
+        || w.closest('.grecaptcha-badge, [data-size=invisible], button, input')) continue;
+      if (virtual && !near(box(w.getBoundingClientRect()))) continue;
+      challenge.push(clean(`${w.localName} ${w.getAttribute('class') || ''} ${w.id} ${w.getAttribute('src') || ''}`).slice(0, 200));
+    }
     forms.push({
       index: fi, selector: fxp ? 'xpath=' + fxp : pierce(form), xp: fxp, virtual,
       action: virtual ? location.href : form.action || location.href,
@@ -441,7 +451,7 @@
       submits: submits.filter((sb) => near(sb.box)).map((sb) => ({...sb, distance: virtual ? gap(fieldsBox, sb.box) : 0})),
       near: controlsBox ? {x: controlsBox.x - marginEm[0] * reach, y: controlsBox.y - marginEm[1] * reach,
         width: controlsBox.width + 2 * marginEm[0] * reach, height: controlsBox.height + 2 * marginEm[1] * reach} : null,
-      el: form,
+      el: form, challenge,
     });
   };
   formsArr.forEach((form, fi) => {
@@ -498,7 +508,7 @@
       }
       return {
         index: f.index, selector: f.selector, virtual: f.virtual, action: f.action, method: f.method,
-        name: f.name, id: f.id,
+        name: f.name, id: f.id, challenge: f.challenge,
         box: f.box, submits: f.submits, anchors,
         fields: f.fields.map((fd) => {
           const m = fd.markup;

@@ -18,6 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
+from deepbot import challenge
 from deepbot.browser.failures import crash_or
 from deepbot.errors import FormError
 from deepbot.forms.models import (
@@ -43,7 +44,8 @@ def _script() -> str:
 async def extract_page(page: Page, *, anchor_reach: float = 300.0) -> PageExtraction:
     """Everything the analyzer needs from the page, in one round trip."""
     try:
-        raw = await page.evaluate(_script(), {"anchorReach": anchor_reach})
+        args = {"anchorReach": anchor_reach, "challenge": challenge.script_args()}
+        raw = await page.evaluate(_script(), args)
     except PlaywrightError as exc:
         # Translated here because the analyzer is the one caller of this script. A crash
         # is the browser's failure, not the form's: callers may retry it with a fresh one.
@@ -79,6 +81,7 @@ def _form(raw: Mapping[str, Any]) -> ExtractedForm:
         fields=fields,
         submits=tuple(SubmitControl.model_validate(s) for s in raw.get("submits", ())),
         anchors=tuple(ScriptAnchor.model_validate(a) for a in raw.get("anchors", ())),
+        challenge=tuple(raw.get("challenge", ())),
     )
 
 

@@ -181,6 +181,8 @@ class ExtractedForm(_Frozen):
     fields: tuple[FormField, ...] = ()
     submits: tuple[SubmitControl, ...] = ()
     anchors: tuple[ScriptAnchor, ...] = ()
+    # CAPTCHA widgets in it a person must answer (their tag, class, id, src): challenge.py
+    challenge: tuple[str, ...] = ()
 
 
 class PageExtraction(_Frozen):
@@ -316,6 +318,9 @@ class FormAnalysis(_Frozen):
     script_anchors: tuple[ScriptAnchor, ...] = ()
     domains: tuple[DomainMatch, ...] = ()
     cell: tuple[float, float] = (8.0, 19.2)
+    # What makes a person prove they are one before it is sent ("reCAPTCHA", "a CAPTCHA
+    # field: 'Enter the code shown'"): DeepBot does not query such a form.
+    challenge: str | None = None
 
     @property
     def relevant_domains(self) -> tuple[DomainMatch, ...]:

@@ -7,6 +7,7 @@ steps, and the submission candidates the worker tries in turn (§IV.C).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ from deepbot.content.postprocess import ProcessContext
 from deepbot.domain import Domain
 from deepbot.routes import Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, steps_text
+
+log = logging.getLogger("deepbot.forms")
 
 # What result pages say when a query matched nothing.
 _NO_RESULTS = re.compile(
@@ -35,6 +38,7 @@ class RelevantForm:
     domain: str
     score: float
     queries: int
+    challenge: str | None = None  # what guards it (a CAPTCHA): then it was not queried
 
 
 @dataclass
@@ -64,6 +68,14 @@ class FormQueries:
         for form in analysis.forms:
             for match in form.relevant_domains:
                 domain = by_name[match.domain]
+                if form.challenge is not None:
+                    # Every submission would be refused, and DeepBot does not answer CAPTCHAs.
+                    log.warning("form #%d on %s serves %s but a person must pass %s to send it: not queried",
+                                form.form_index, snap.url, domain.name, form.challenge)
+                    self.counts["relevant forms behind a CAPTCHA"] += 1
+                    self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, 0,
+                                                   challenge=form.challenge))
+                    continue
                 made = 0
                 for query in domain.queries:
                     filled = fill_steps(form, match, query)

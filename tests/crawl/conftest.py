@@ -28,14 +28,16 @@ def lab_config(site: FixtureServer, store: Path, **overrides: object) -> CrawlCo
     return CrawlConfig.model_validate(values)
 
 
-async def crawl_books_page(path: str, results: str,
+async def crawl_books_page(path: str | tuple[str, ...], results: str,
                            store: Path) -> tuple[list[Document], list[RelevantForm], dict[str, int]]:
-    """Crawl one labelled page of fixtures/static/forms and its submissions' results
-    (``results``: a path regex) with domains/books.yaml: documents, forms found, failures."""
+    """Crawl labelled pages of fixtures/static/forms (``path``: one or more) and their
+    submissions' results (``results``: a path regex) with domains/books.yaml: documents,
+    forms found, failures."""
+    paths = (path,) if isinstance(path, str) else path
     with FixtureServer() as site:
-        include = ("^" + re.escape(site.url(path)) + "$", results)
-        config = CrawlConfig(seeds=(site.url(path),), domains=(Path("domains/books.yaml"),), include=include,
-                             store=store, workers=2, depth=1, settle_timeout=2.0)
+        include = (*("^" + re.escape(site.url(p)) + "$" for p in paths), results)
+        config = CrawlConfig(seeds=tuple(site.url(p) for p in paths), domains=(Path("domains/books.yaml"),),
+                             include=include, store=store, workers=2, depth=1, settle_timeout=2.0)
         async with Crawler(config) as crawler:
             documents = [doc async for doc in crawler.run()]
             return documents, list(crawler.forms.found), crawler.frontier.failures()

@@ -66,6 +66,15 @@ async def test_labelled_set_beats_the_paper(page: Page, site: FixtureServer, dom
     choosers = [(file, form.form_index, match.domain) for file, analysis in results
                 for form in analysis.forms for match in form.domains if match.chooser is not None]
     assert choosers == [("books_search_by.html", 0, "books"), ("books_search_by.html", 1, "books")]
+    # A CAPTCHA guards exactly the forms the truth says; an invisible one (a badge, a
+    # sitekey on the button) guards nothing.
+    guarded = {(file, form.form_index): form.challenge for file, analysis in results
+               for form in analysis.forms if form.challenge is not None}
+    assert set(guarded) == {(file, form["index"]) for file, t in truth.items()
+                            for form in t["forms"] if form.get("challenge")}
+    assert guarded[("books_captcha_recaptcha.html", 1)] == "reCAPTCHA"
+    assert guarded[("books_captcha_aspnet.html", 0)] == (
+        "a CAPTCHA image, a CAPTCHA field ('Enter the code shown')")
 
 
 async def test_extraction_gives_usable_selectors_and_submit_controls(page: Page, site: FixtureServer) -> None:

@@ -1,0 +1,75 @@
+"""Human-verification tests met in a crawl, in real Chromium.
+
+A relevant form a CAPTCHA guards is reported and not queried (every submission would
+be refused); one with an invisible widget (a badge, a sitekey on its button) is. A page
+that is only a bot check (Cloudflare's, a shop's own) pauses the host like a 429, is
+retried, and is recorded as failed if the check stays: never stored as the page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from deepbot.crawl.engine import Crawler
+from deepbot.crawl.runner import summary
+from deepbot.routes import Via
+from fixtures.server import FixtureServer
+from tests.crawl.conftest import crawl_books_page, lab_config
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RECAPTCHA = "/forms/books_captcha_recaptcha.html"
+ASPNET = "/forms/books_captcha_aspnet.html"
+INVISIBLE = "/forms/books_invisible_recaptcha.html"
+
+
+async def test_a_form_a_captcha_guards_is_reported_not_queried(tmp_path: Path) -> None:
+    documents, forms, failures = await crawl_books_page((RECAPTCHA, ASPNET, INVISIBLE), r"/books/results",
+                                                        tmp_path / "store.sqlite")
+    found = {(urlsplit(f.url).path, f.form_index): f for f in forms}
+    assert set(found) == {(RECAPTCHA, 1), (ASPNET, 0), (INVISIBLE, 0)}
+    assert (found[RECAPTCHA, 1].queries, found[RECAPTCHA, 1].challenge) == (0, "reCAPTCHA")
+    assert found[ASPNET, 0].queries == 0
+    assert found[ASPNET, 0].challenge == "a CAPTCHA image, a CAPTCHA field ('Enter the code shown')"
+    assert (found[INVISIBLE, 0].queries, found[INVISIBLE, 0].challenge) == (3, None)
+    assert not failures
+    submitted = [d for d in documents if d.via is Via.FORM]
+    assert len(submitted) == 3 and {urlsplit(d.form_url or "").path for d in submitted} == {INVISIBLE}
+    assert all(urlsplit(d.final_url).path == "/books/results" for d in submitted)
+    # A search page a CAPTCHA guards is a page of the site, not a bot check in front of it.
+    assert {RECAPTCHA, ASPNET} <= {urlsplit(d.final_url).path for d in documents}
+
+
+async def test_a_bot_check_pauses_the_host_and_is_never_stored(lab_site: FixtureServer,
+                                                               tmp_path: Path) -> None:
+    once, always = lab_site.url("/lab/botcheck/once"), lab_site.url("/lab/botcheck/always")
+    config = lab_config(lab_site, tmp_path / "store.sqlite", seeds=(once, always), depth=0)
+    async with Crawler(config) as crawler:
+        crawler.politeness.backoff = 0.2  # seconds, doubling: the default 5 s is for real sites
+        documents = [doc async for doc in crawler.run()]
+        failures = crawler.frontier.failures()
+        said = summary(crawler.stats, crawler.frontier.counts(), "store.sqlite", forms=crawler.forms.counts)
+    # Cloudflare's check (a 403) stood in front of the page once; the retry got the page.
+    assert [(urlsplit(d.url).path, d.title) for d in documents] == [("/lab/botcheck/once", "Opening hours")]
+    assert lab_site.hits_for("/lab/botcheck/once") == 2
+    # The shop's own check (a 200) never went: retried, then recorded as failed.
+    assert lab_site.hits_for("/lab/botcheck/always") == config.max_attempts
+    assert failures == {"Refused: bot check: a CAPTCHA image, 'Enter the characters you see'": 1}
+    assert crawler.stats.page_work["bot checks met"] == 1 + config.max_attempts
+    assert f"Bot checks met: ×{1 + config.max_attempts}" in said
+    assert "Verify you are human" not in documents[0].text
+
+
+def test_the_summary_says_what_forms_were_left_alone() -> None:
+    from deepbot.crawl.stats import CrawlStats
+
+    forms = Counter({"forms analysed": 4, "relevant forms": 1, "query routes": 3,
+                     "relevant forms behind a CAPTCHA": 2})
+    said = summary(CrawlStats(), {}, "store.sqlite", forms=forms)
+    assert ("Forms: 4 analysed, 1 relevant and queried, 3 query routes, "
+            "2 relevant but behind a CAPTCHA (not queried)") in said
+    assert "Forms:" not in summary(CrawlStats(), {}, "store.sqlite", forms=Counter())
