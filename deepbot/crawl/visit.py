@@ -237,8 +237,10 @@ _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
 
 # Before each way of submitting: mark the document and its text (to see what changes),
 # and for a click, whether a click at the control's centre reaches it (or what it holds)
-# within ms. A selector the page cannot resolve itself (Playwright's own syntax) or a
-# hidden control is left to the click, which says what is wrong.
+# within ms: true, false, or "suggestions" at once when what covers it is the list of
+# suggestions the field typed in opened (a typeahead's; it stays while the field has
+# focus, and Enter in the field submits). A selector the page cannot resolve itself
+# (Playwright's own syntax) or a hidden control is left to the click, which says what is wrong.
 _PREPARE_JS = """([mark, selector, ms]) => {
   window.__deepbotMark = mark;
   window.__deepbotText = document.body.innerText;
@@ -251,6 +253,23 @@ _PREPARE_JS = """([mark, selector, ms]) => {
       : document.querySelector(selector);
   } catch (e) { return true; }
   if (!el || !el.getBoundingClientRect) return true;
+  // The suggestions of the focused text field: the box its aria-controls/owns names, a
+  // listbox, or a box placed over the page just under the field.
+  const suggestions = (hit) => {
+    const field = document.activeElement;
+    if (!field || !field.matches('input, textarea')) return false;
+    const ids = `${field.getAttribute('aria-controls') || ''} ${field.getAttribute('aria-owns') || ''}`;
+    if (ids.split(/\\s+/).some((id) => id && document.getElementById(id)?.contains(hit))) return true;
+    if (hit.closest('[role=listbox], [role=option]')) return true;
+    for (let n = hit; n && n !== document.body; n = n.parentElement) {
+      const position = getComputedStyle(n).position;
+      if (position !== 'absolute' && position !== 'fixed') continue;
+      const a = field.getBoundingClientRect(), b = n.getBoundingClientRect();
+      return !n.contains(field) && b.top >= a.bottom - 4 && b.top <= a.bottom + 24
+        && b.left < a.right && b.right > a.left;
+    }
+    return false;
+  };
   return new Promise((resolve) => {
     const started = performance.now();
     const check = () => {
@@ -262,6 +281,7 @@ _PREPARE_JS = """([mark, selector, ms]) => {
       }
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
       if (!hit || hit === el || el.contains(hit)) return resolve(true);
+      if (suggestions(hit)) return resolve('suggestions');
       if (performance.now() - started >= ms) return resolve(false);
       setTimeout(check, 100);
     };
@@ -290,6 +310,9 @@ async def _submit(page: Page, candidates: tuple[str, ...],
             if is_crash(exc):
                 raise
             clear = True  # the document is being replaced: the step will tell
+        if clear == "suggestions":
+            tried.append(f"{candidate.strip()}: covered by the suggestions of the field typed in")
+            continue
         if not clear:
             tried.append(f"{candidate.strip()}: covered by another element for {cover_ms} ms")
             continue

@@ -2,9 +2,10 @@
 
 Input type submit, then image, then button; then anchors near the form whose
 href/onclick carries script, nearest and most submit-like first; then Enter in the
-last field typed in, when the form has no submit control (a page script may listen
-for it); finally ``form.submit()``. The crawler tries them in turn and keeps the first
-that navigates or changes the page.
+last field typed in (a page script may listen for it; with a submit control, it is
+the browser's implicit submission, which a person uses when the buttons are covered
+by a typeahead's suggestions); finally ``form.submit()``. The crawler tries them in
+turn and keeps the first that navigates or changes the page.
 
 A virtual form (controls outside any <form>, see ``ExtractedForm.virtual``) has no
 form to submit and its buttons are whatever the page put near its fields: those that
@@ -52,8 +53,9 @@ def submit_candidates(form: FormAnalysis, filled: Sequence[nseql.Step] = ()) -> 
         )
         steps.extend(nseql.Click(a.selector) for a in ranked[:MAX_ANCHORS])
     if not form.virtual:
-        if not controls:
-            steps.extend(enter)
+        # Enter before form.submit(): the browser's own submission, which runs the page's
+        # handlers, and a person's way when the buttons are covered (a typeahead's list).
+        steps.extend(enter)
         steps.append(nseql.Submit(form.selector))
     return tuple(nseql.dump(nseql.Program.of(step)) for step in steps)
 

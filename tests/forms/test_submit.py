@@ -27,9 +27,12 @@ def _steps(candidates: tuple[str, ...]) -> list[nseql.Step]:
     return [step for c in candidates for step in nseql.parse(c).steps]
 
 
-def test_a_form_with_a_submit_button_is_clicked_then_submitted() -> None:
+def test_a_form_with_a_submit_button_is_clicked_then_entered_then_submitted() -> None:
     form = _form(submits=(_button("Reset", "#r"), _button("Go", "#g", "submit")))
-    assert _steps(submit_candidates(form, FILLED)) == [nseql.Click("#g"), nseql.Submit("#f")]
+    # Enter before form.submit(): what a person does when a typeahead's list covers "Go"
+    assert _steps(submit_candidates(form, FILLED)) == [
+        nseql.Click("#g"), nseql.Press("#a", "Enter"), nseql.Submit("#f")]
+    assert _steps(submit_candidates(form)) == [nseql.Click("#g"), nseql.Submit("#f")]  # nothing typed
 
 
 def test_a_form_without_a_control_tries_its_anchor_then_enter_then_submit() -> None:
