@@ -1,7 +1,8 @@
 """Form Analyzer latency: ``python bench/analyzer.py [--repeat N] [--json]``.
 
-For every labelled fixture page, after it has loaded: the one ``page.evaluate`` of
-the extraction script, then the pure-Python work (validating the extraction, layout,
+For every labelled fixture page, after it has loaded: the page evaluations, the panels
+stage's (opening folded fields; after the first run there is nothing left to open, as on
+most pages) and the extraction script's, then the pure-Python work (validating the extraction, layout,
 matching, relevance against books and music), each timed separately and reported
 in milliseconds per form (median over the repeats, then over pages); "in page" is
 the script's own time, without the round trip. Goal: at most 30 ms per form in all.
@@ -19,10 +20,12 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
+from deepbot import challenge
 from deepbot.browser import launch_chromium
 from deepbot.domain import load_domain
 from deepbot.forms.analyzer import analyze_extracted
 from deepbot.forms.extract import _script, build_extraction
+from deepbot.forms.panels import open_panels
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,18 +36,20 @@ async def measure(repeat: int) -> list[dict[str, float | int | str]]:
     domains = [load_domain(p) for p in DOMAINS]
     files = sorted(p.name for p in (STATIC_ROOT / "forms").glob("*.html"))
     rows: list[dict[str, float | int | str]] = []
+    args = {"anchorReach": 300.0, "challenge": challenge.script_args()}  # as extract_page passes
     with FixtureServer() as site:
         async with async_playwright() as pw:
             browser = await launch_chromium(pw)
             page = await browser.new_page()
             await page.goto(site.url(f"/forms/{files[0]}"))
-            analyze_extracted(build_extraction(await page.evaluate(_script(), {})), domains)  # warm up
+            analyze_extracted(build_extraction(await page.evaluate(_script(), args)), domains)  # warm up
             for file in files:
                 await page.goto(site.url(f"/forms/{file}"))
                 evals, inpage, pys, forms = [], [], [], 0
                 for _ in range(repeat):
                     t0 = time.perf_counter()
-                    raw = await page.evaluate(_script(), {})
+                    await open_panels(page)
+                    raw = await page.evaluate(_script(), args)
                     t1 = time.perf_counter()
                     analysis = analyze_extracted(build_extraction(raw), domains)
                     t2 = time.perf_counter()

@@ -134,6 +134,7 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
         "action": form.action,
         "method": form.method,
         "challenge": form.challenge,
+        "opened": list(form.opened),
         "box": form.box.model_dump(),
         "fields": [
             {
@@ -194,6 +195,8 @@ def report(analysis: PageAnalysis) -> str:
             lines.append(f"  submit: {s.type} {s.text!r}  [{s.selector}]")
         for anchor in form.script_anchors[:3]:
             lines.append(f"  script anchor: {anchor.text!r} {anchor.distance:.0f}px  [{anchor.selector}]")
+        for selector in form.opened:
+            lines.append(f"  opened first by a click on [{selector}]")
         if form.challenge is not None:
             lines.append(f"  guarded by {form.challenge}: a crawl does not query it")
         for d in form.domains:

@@ -224,12 +224,16 @@ async (opts) => {
       "|^more (results|items|products|stories|articles|posts|news|entries|books|records|titles)\\b" +
       "|^(mehr|weitere) (laden|anzeigen)|^(voir|afficher|charger) plus|^(cargar|ver|mostrar) más" +
       "|^(carica|mostra) altr|^meer (laden|tonen|weergeven)", "i");
+    // A disclosure ("Show more options", a toggle that says it expands) grows the page
+    // too, but it is a form's or a panel's, not a listing's: the Form Analyzer opens those.
+    const FOLD = /\b(option|filter|field|criteri|detail|setting|info)/i;
     const findMore = () => {
       const buttons = "button, [role=button], a:not([href]), a[href^='#'], a[href^='javascript:' i]";
       for (const el of document.querySelectorAll(buttons)) {
         if (el.disabled || el.getAttribute("aria-disabled") === "true" || (el.form && el.type === "submit")) continue;
+        if (el.closest("[aria-expanded], summary")) continue;
         const text = (el.innerText || "").replace(/\s+/g, " ").trim();
-        if (text.length <= 40 && MORE.test(text) && el.checkVisibility()) return el;
+        if (text.length <= 40 && MORE.test(text) && !FOLD.test(text) && el.checkVisibility()) return el;
       }
       return null;
     };

@@ -1,4 +1,4 @@
-"""The Form Analyzer (paper §IV.A-B): extract → layout → match (and chooser) → relevance.
+"""The Form Analyzer (paper §IV.A-B): panels → extract → layout → match (and chooser) → relevance.
 
 ``analyze_page`` costs one page evaluation; everything after it is pure Python on the
 extraction (``analyze_extracted``, ``analyze_form``), so it is testable and timeable
@@ -28,6 +28,7 @@ from deepbot.forms.models import (
     PageAnalysis,
     PageExtraction,
 )
+from deepbot.forms.panels import open_panels
 from deepbot.forms.relevance import relevance
 
 __all__ = ["AnalyzerParams", "analyze_extracted", "analyze_form", "analyze_page"]
@@ -42,8 +43,13 @@ class AnalyzerParams:
 async def analyze_page(
     page: Page, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams()
 ) -> PageAnalysis:
-    """Analyse every form of the page against every domain."""
-    return analyze_extracted(await extract_page(page), domains, params)
+    """Analyse every form of the page against every domain, its folded panels opened first."""
+    opened = await open_panels(page)
+    analysis = analyze_extracted(await extract_page(page), domains, params)
+    if not opened:
+        return analysis
+    forms = tuple(f.model_copy(update={"opened": opened.get(f.form_index, ())}) for f in analysis.forms)
+    return analysis.model_copy(update={"forms": forms})
 
 
 def analyze_extracted(

@@ -23,6 +23,8 @@
     return Math.hypot(dx, dy);
   };
   const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  // What a text inside one of these names: where a link goes, what a toggle opens.
+  const TOGGLES = 'a[href],[onclick],summary,[aria-expanded],[data-deepbot-opened]';
   const shown = (el) => {
     if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
     const r = el.getBoundingClientRect();
@@ -473,8 +475,9 @@
     const fi = holder ? formIndex.get(holder) : undefined;
     const near = forms.some((f) => f.near && gap(f.near, run.box) === 0);
     if (fi === undefined && !near && !boundRuns.has(run)) continue;
-    // a link's text names where it goes, not a field: leave it out (unless markup binds it)
-    if (!boundRuns.has(run) && run.nodes.every((n) => n.parentElement.closest('a[href],[onclick]'))) continue;
+    // a link's text names where it goes, not a field, and a toggle's ("More options", a
+    // summary) what it opens: leave them out (unless markup binds them)
+    if (!boundRuns.has(run) && run.nodes.every((n) => n.parentElement.closest(TOGGLES))) continue;
     idOf.set(run, kept.length);
     kept.push({id: kept.length, text: clean(run.text), box: run.box, font_size: run.fontSize,
       form: fi === undefined ? null : fi, cell: !!run.cell,
@@ -482,10 +485,11 @@
   }
   const ids = (rs) => rs.map((r) => idOf.get(r)).filter((i) => i !== undefined);
 
-  // ---- anchors with script near each form (a way to submit when there is no button)
+  // ---- anchors with script near each form (a way to submit when there is no button);
+  // not a toggle the panels stage opened (panels.js marks them)
   const scripted = everywhere('a[href], [onclick]').filter((a) => {
     const href = a.getAttribute('href') || '';
-    if (a.matches('input,select,textarea,button,form')) return false;
+    if (a.matches('input,select,textarea,button,form,[data-deepbot-opened]')) return false;
     return /^\s*javascript:/i.test(href) || a.hasAttribute('onclick');
   }).filter(shown);
 

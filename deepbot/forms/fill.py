@@ -4,8 +4,10 @@ Unbounded fields get the query value. Bounded fields get the option whose label 
 value) best matches it by SoftTFIDF/Jaro-Winkler — "paperback" picks "Paperback (PB)".
 Attributes the query leaves empty, and fields no attribute was assigned to, keep
 their defaults. A field that only shares an attribute (``primary=False``: the second
-box of a range) is left alone too. A chooser ("Search by: Title / Author") takes one
-more attribute of the query: its option, then the value in its text field.
+box of a range) is left alone too. The toggles that showed the form's folded fields
+("Advanced search ▾") are clicked first, as the analyzer clicked them. A chooser
+("Search by: Title / Author") takes one more attribute of the query: its option, then
+the value in its text field.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
     steps: list[nseql.Step] = []
     values: dict[str, str] = {}
     held: set[str] = set()
+    opening = [nseql.Click(selector) for selector in form.opened]  # "Advanced search ▾" first
     for assignment in match.assignments:
         value = query.get(assignment.attribute, "")
         if not assignment.primary or not value.strip():
@@ -58,7 +61,7 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
         steps.extend(_choose(form, match.chooser, query, held, values))
     if not values:
         return None
-    return FilledQuery(tuple(steps), values)
+    return FilledQuery((*opening, *steps), values)
 
 
 def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held: set[str],

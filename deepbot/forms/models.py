@@ -321,6 +321,8 @@ class FormAnalysis(_Frozen):
     # What makes a person prove they are one before it is sent ("reCAPTCHA", "a CAPTCHA
     # field: 'Enter the code shown'"): DeepBot does not query such a form.
     challenge: str | None = None
+    # Toggles clicked to show its folded fields ("Advanced search ▾"): selectors, in order.
+    opened: tuple[str, ...] = ()
 
     @property
     def relevant_domains(self) -> tuple[DomainMatch, ...]:
