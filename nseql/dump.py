@@ -61,7 +61,7 @@ def dump_step(step: Step) -> str:
         case Fill(selector=sel, value=value):
             return f"fill {_arg(sel)} {_quote(value)}"
         case Select(selector=sel, option=option, by=by):
-            middle = " value" if by == "value" else ""
+            middle = f" {by}" if by != "label" else ""
             return f"select {_arg(sel)}{middle} {_quote(option)}"
         case Press(selector=sel, key=key):
             return f"press {_arg(sel)} {_quote(key)}"

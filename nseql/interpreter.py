@@ -43,6 +43,7 @@ from nseql.model import (
     WaitUrl,
 )
 from nseql.navigation import Mark, NavigationTracker, wait_for_load_state
+from nseql.options import closest_option
 from nseql.translate import Failed, is_closed, is_context_lost, translate
 
 # Armed before every action. Besides watching for a navigation, it brings into this tab
@@ -111,6 +112,12 @@ _SUBMIT = """(el) => {
 # A <select> a script hid behind a widget of its own (Chosen, Nice Select, Select2's
 # older themes): hidden itself, with the widget shown in its place, right after it or
 # around it.
+# A select's options as [value, label, disabled]; an error for anything else.
+_OPTIONS = """(el) => {
+  if (el.localName !== 'select') throw new Error('not a <select> element');
+  return [...el.options].map((o) => [o.value, (o.label || o.textContent).trim(), o.disabled]);
+}"""
+
 _REPLACED = """(el) => {
   const visible = (w) => w.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true});
   if (el.localName !== 'select' || visible(el)) return false;
@@ -322,10 +329,28 @@ class _Interpreter:
         # select; choosing in the select itself fires the input and change events the
         # widget and the page listen to, and the form sends the same.
         replaced = await locator.evaluate(_REPLACED, timeout=t)
-        if by == "value":
+        if by == "like":
+            value = await self._option_like(locator, option)
+            await locator.select_option(value=value, timeout=t, force=replaced)
+        elif by == "value":
             await locator.select_option(value=option, timeout=t, force=replaced)
         else:
             await locator.select_option(label=option, timeout=t, force=replaced)
+
+    async def _option_like(self, locator: Locator, text: str) -> str:
+        """The value of the option most like ``text``, waiting (polled, within the step
+        timeout) for one to be there: the options may come from a script."""
+        t = self.limits.step_ms
+        deadline = asyncio.get_running_loop().time() + t / 1000
+        while True:
+            options = await locator.evaluate(_OPTIONS, timeout=t)
+            found = closest_option(text, ((v, label, off) for v, label, off in options))
+            if found is not None:
+                return found
+            if asyncio.get_running_loop().time() >= deadline:
+                shown = ", ".join(repr(label) for _, label, _ in options[:8]) or "none"
+                raise Failed(Failure.NOT_FOUND, f"no option like {text!r} within {t:g} ms (options: {shown})")
+            await asyncio.sleep(0.1)
 
     async def _submit(self, selector: str) -> None:
         try:

@@ -15,7 +15,7 @@ from typing import Literal
 from nseql.errors import ProgramError
 from nseql.frames import frame_path
 
-SelectBy = Literal["label", "value"]
+SelectBy = Literal["label", "value", "like"]
 
 
 def check_text(text: str, what: str) -> None:
@@ -119,7 +119,9 @@ class Fill(ElementStep):
 
 @dataclass(frozen=True, slots=True)
 class Select(ElementStep):
-    """``select SEL "label"`` or ``select SEL value "v"``: choose an option of a <select>."""
+    """``select SEL "label"``, ``select SEL value "v"`` or ``select SEL like "text"``: choose
+    an option of a <select>; ``like``: the option that reads most like the text, waited
+    for (a select whose options a script loads once another field is chosen)."""
 
     option: str
     by: SelectBy = "label"
@@ -127,8 +129,8 @@ class Select(ElementStep):
     def __post_init__(self) -> None:
         ElementStep.__post_init__(self)
         check_text(self.option, "an option")
-        if self.by not in ("label", "value"):
-            raise ProgramError(f"select by must be 'label' or 'value', not {self.by!r}")
+        if self.by not in ("label", "value", "like"):
+            raise ProgramError(f"select by must be 'label', 'value' or 'like', not {self.by!r}")
 
 
 @dataclass(frozen=True, slots=True)

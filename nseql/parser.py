@@ -41,7 +41,7 @@ USAGE: dict[str, str] = {
     "navigate": "navigate URL",
     "click": "click SELECTOR",
     "fill": 'fill SELECTOR "VALUE"',
-    "select": 'select SELECTOR "LABEL"  or  select SELECTOR value "VALUE"',
+    "select": 'select SELECTOR "LABEL"  or  select SELECTOR value "VALUE"  or  select SELECTOR like "TEXT"',
     "check": "check SELECTOR",
     "uncheck": "uncheck SELECTOR",
     "hover": "hover SELECTOR",
@@ -154,8 +154,9 @@ class _Args:
 
 def _select(a: _Args) -> Step:
     selector = a.selector()
-    if a.remaining == 2 and a.peek_word() == "value":
-        a.take("value")
+    if a.remaining == 2 and a.peek_word() in ("value", "like"):
+        if a.take("value or like").text == "like":
+            return Select(selector, a.value("a text"), by="like")
         return Select(selector, a.value("an option value"), by="value")
     return Select(selector, a.value("an option label"))
 

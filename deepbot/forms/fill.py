@@ -3,15 +3,18 @@
 Unbounded fields get the query value. Bounded fields get the option whose label (or
 value) best matches it by SoftTFIDF/Jaro-Winkler — "paperback" picks "Paperback (PB)".
 Attributes the query leaves empty, and fields no attribute was assigned to, keep
-their defaults. A field that only shares an attribute (``primary=False``: the second
-box of a range) is left alone too. The toggles that showed the form's folded fields
-("Advanced search ▾") are clicked first, as the analyzer clicked them. A chooser
-("Search by: Title / Author") takes one more attribute of the query: its option, then
-the value in its text field.
+their defaults; a select with nothing to choose from yet ("Any model", filled by a
+script once the make above it is chosen) gets NSEQL's ``select … like``, which waits
+for the option most like the value. A field that only shares an attribute
+(``primary=False``: the second box of a range) is left alone too. The toggles that
+showed the form's folded fields ("Advanced search ▾") are clicked first, as the
+analyzer clicked them. A chooser ("Search by: Title / Author") takes one more attribute
+of the query: its option, then the value in its text field.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -20,6 +23,8 @@ from deepbot.forms.models import Chooser, DomainMatch, FieldAnalysis, FormAnalys
 from deepbot.forms.textsim import SoftTfidf
 
 MIN_OPTION_SIMILARITY = 0.3  # below this no option means the value: keep the default
+# What a select says while it has nothing to offer: "Any model", "Select a make first", "--".
+_PROMPT = re.compile(r"^\W*(any|all|select|choose|pick|please|none|no )|^\W*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,10 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
     values: dict[str, str] = {}
     held: set[str] = set()
     opening = [nseql.Click(selector) for selector in form.opened]  # "Advanced search ▾" first
-    for assignment in match.assignments:
+    # Top to bottom, as a person fills a form: a select a script fills from the one above
+    # it (a car's make, then its model) must come after that one.
+    position = {f.name: i for i, f in enumerate(form.fields)}
+    for assignment in sorted(match.assignments, key=lambda a: position.get(a.field, 0)):
         value = query.get(assignment.attribute, "")
         if not assignment.primary or not value.strip():
             continue
@@ -95,7 +103,13 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
         chosen[field.name] = value
         return [nseql.Fill(field.selector, value)]
     found = best_option(field.options, value)
-    if found is None or found[1] < MIN_OPTION_SIMILARITY:
+    unmatched = found is None or found[1] < MIN_OPTION_SIMILARITY
+    if unmatched and _waiting_for_options(field):
+        # Nothing to choose from yet ("Any model"): a script fills it once the field above
+        # is chosen. The option most like the value is chosen when it comes.
+        chosen[field.name] = value
+        return [nseql.Select(field.selector, value, by="like")]
+    if found is None or unmatched:
         return []
     option, _ = found
     chosen[field.name] = option.label or option.value
@@ -109,3 +123,10 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
     if option.selector:
         steps.append(nseql.Check(option.selector))
     return steps
+
+
+def _waiting_for_options(field: FieldAnalysis) -> bool:
+    """A select with nothing to offer yet: no option, or one prompt ("Any model")."""
+    if field.type != "select-one" or len(field.options) > 1:
+        return False
+    return all(not o.value.strip() or _PROMPT.match(o.label) for o in field.options)

@@ -221,6 +221,18 @@ async def test_select_chooses_in_a_select_a_widget_replaced(page: Page) -> None:
     assert caught.value.kind is Failure.NOT_ACTIONABLE
 
 
+async def test_select_like_waits_for_the_options_a_script_brings(page: Page, site: FixtureServer) -> None:
+    # The car site's models come from its API 300 ms after a make is chosen.
+    program = parse(f"navigate {site.url('/cars/')}\nselect '#make' value \"toyota\"\n"
+                    'select "#model" like "corolla"\n')
+    assert (await run(program, page, **FAST)).steps_run == 3
+    assert await page.eval_on_selector("#model", "el => el.value") == "corolla"  # not "Corolla Cross"
+    error = await step_error(page, f"navigate {site.url('/cars/')}\nselect '#make' value \"ford\"\n"
+                                   'select "#model" like "corolla"\n')
+    assert (error.kind, error.steps_run) == (Failure.NOT_FOUND, 2)
+    assert "no option like 'corolla'" in error.reason and "'Fiesta'" in error.reason
+
+
 async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:
     program = parse(f"navigate {site.url('/lab/session/')}\nclick 'text=Members area'\n")
     result = await run(program, page, **FAST)

@@ -126,7 +126,7 @@ def test_programs_concatenate_and_stay_immutable() -> None:
         (lambda: Fill("a", "\ud800"), "surrogate"),
         (lambda: Comment("two\nlines"), "U+000A"),
         (lambda: Click("a", comment="bad\u2028"), "U+2028"),
-        (lambda: Select("a", "b", by="index"), "'label' or 'value'"),  # type: ignore[arg-type]
+        (lambda: Select("a", "b", by="index"), "'label', 'value' or 'like'"),  # type: ignore[arg-type]
     ],
 )
 def test_invalid_steps_are_refused_when_built(build: Any, fragment: str) -> None:

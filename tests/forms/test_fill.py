@@ -1,0 +1,55 @@
+"""Filling a form with a query (pure): the steps, their order, and what waits for options."""
+
+from __future__ import annotations
+
+import nseql
+from deepbot.forms.fill import fill_steps
+from deepbot.forms.models import Assignment, Box, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
+
+BOX = Box(x=0, y=0, width=100, height=20)
+
+
+def _select(name: str, *options: tuple[str, str]) -> FieldAnalysis:
+    return FieldAnalysis(name=name, kind="bounded", type="select-one", tag="select", selector=f"#{name}",
+                         box=BOX, options=tuple(OptionAnalysis(value=v, label=label) for v, label in options))
+
+
+def _form(*fields: FieldAnalysis, opened: tuple[str, ...] = ()) -> FormAnalysis:
+    return FormAnalysis(form_index=0, selector="#f", action="", method="get", box=BOX, fields=fields,
+                        opened=opened)
+
+
+def _match(*pairs: tuple[str, str]) -> DomainMatch:
+    return DomainMatch(domain="cars", score=1.2, threshold=0.9, relevant=True,
+                       assignments=tuple(Assignment(field=f, attribute=a, confidence=1.0) for f, a in pairs))
+
+
+MAKE = _select("make", ("", "Any make"), ("ford", "Ford"), ("toyota", "Toyota"))
+
+
+def test_a_select_with_only_a_prompt_waits_for_the_option_like_the_value() -> None:
+    form = _form(MAKE, _select("model", ("", "Any model")))
+    # assigned model first: the steps still go top to bottom, make before model
+    query = {"make": "Toyota", "model": "corolla"}
+    filled = fill_steps(form, _match(("model", "model"), ("make", "make")), query)
+    assert filled is not None
+    assert filled.steps == (nseql.Select("#make", "toyota", by="value"),
+                            nseql.Select("#model", "corolla", by="like"))
+    assert filled.values == {"make": "Toyota", "model": "corolla"}
+
+
+def test_a_select_with_one_real_option_keeps_it() -> None:
+    for only in (("uk", "United Kingdom"), ("0", "English")):
+        form = _form(MAKE, _select("country", only))
+        query = {"make": "ford", "country": "France"}
+        filled = fill_steps(form, _match(("make", "make"), ("country", "country")), query)
+        assert filled is not None and [s.selector for s in filled.steps] == ["#make"]  # left at its default
+
+
+def test_the_toggles_that_showed_folded_fields_come_first() -> None:
+    title = FieldAnalysis(name="t", kind="unbounded", type="text", tag="input", selector="#t", box=BOX)
+    form = _form(title, opened=('css=[aria-controls="adv"]',))
+    filled = fill_steps(form, _match(("t", "title")), {"title": "java"})
+    assert filled is not None
+    assert filled.steps == (nseql.Click('css=[aria-controls="adv"]'), nseql.Fill("#t", "java"))
+    assert fill_steps(form, _match(("t", "title")), {"author": "knuth"}) is None  # nothing to fill: no route
