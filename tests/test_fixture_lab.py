@@ -114,7 +114,7 @@ def test_a_plain_crawl_reaches_exactly_the_pages_that_need_no_script() -> None:
         crawl = plain_crawl(server)
         ok = {path for path, status in crawl.status.items() if status == 200}
         assert ok == (lab.EXPECTED_PAGES - lab.SCRIPT_ONLY - lab.SESSION_ONLY - lab.IN_FRAMES - lab.BY_REFRESH
-                      - lab.BY_SCROLL - lab.BY_LOAD_MORE)
+                      - lab.BY_SCROLL - lab.BY_LOAD_MORE - lab.BY_PAGER)
         assert crawl.status["/lab/session/secret"] == 403  # no script ran, so no cookie
         assert crawl.status["/lab/redirect/loop-a"] in (301, 302)  # urllib gave up on the loop
         assert crawl.offsite == {lab.OFFSITE_URL}
@@ -122,7 +122,7 @@ def test_a_plain_crawl_reaches_exactly_the_pages_that_need_no_script() -> None:
         assert all(server.hits_for(path) == 0 for path in lab.NEVER)
         assert server.hits_for("/lab/busy") == 2
     # nowhere in a crawled page's href
-    for target in lab.SCRIPT_ONLY | lab.IN_FRAMES | lab.BY_SCROLL | lab.BY_LOAD_MORE:
+    for target in lab.SCRIPT_ONLY | lab.IN_FRAMES | lab.BY_SCROLL | lab.BY_LOAD_MORE | lab.BY_PAGER:
         assert not any(urlsplit(href).path == target for href in crawl.hrefs)
 
 

@@ -121,9 +121,12 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
-    pagination become ``via=NEXT`` routes. Routes whose key is ``known`` (already in
-    the frontier, which would ignore them) are not built at all: on most sites nearly
-    every link of a page is one the crawl already has.
+    pagination become ``via=NEXT`` routes. Elsewhere, a pager of buttons (two or more
+    controls that read like one: an app's "1 2 3 Next ›" that renders pages in place) is
+    clicked like any script element, one level deeper each time, so the depth bounds
+    it. Routes whose key is ``known`` (already in the frontier, which would ignore them)
+    are not built at all: on most sites nearly every link of a page is one the crawl
+    already has.
     """
     out = ObtainedLinks()
     in_results = parent.domain is not None
@@ -145,10 +148,13 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         seen.add(key)
         out.routes.append(_link_route(parent, url, key, session, via))
     if scope.decide(page_url).keep:
+        scripts = list(scripts)
+        # One button saying "2" is a quantity or a size; a row of them is a pager.
+        pager = sum(1 for s in scripts if s.kind == "control" and is_pager(s.text)) >= 2
         for script in scripts:
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
-            if script.kind == "control" and via is not Via.NEXT:
-                continue  # any button a page has: worth a route only as a results pager
+            if script.kind == "control" and via is not Via.NEXT and not (pager and is_pager(script.text)):
+                continue  # any other button a page has: not worth a route
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
                 continue

@@ -407,6 +407,8 @@ async (opts) => {
   for (const el of document.querySelectorAll("button, [role=button]")) {
     if (controls >= opts.maxScripts) break;
     if (seenScript.has(el) || el.hasAttribute("onclick") || el.closest("form, a[href]") || el.disabled) continue;
+    const current = el.getAttribute("aria-current");
+    if (current && current !== "false") continue;  // the page shown: clicking it shows it again
     const text = label(el);
     if (!text || text.length > 20 || !el.checkVisibility()) continue;
     controls++;

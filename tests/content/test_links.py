@@ -76,3 +76,17 @@ def test_a_jump_menu_option_is_a_route_that_chooses_it() -> None:
         'select "#jump" value "/fiction"', 'select "#jump" value "/history"', 'click "#more"']
     assert len({r.key for r in got.routes}) == 3 and {r.via for r in got.routes} == {Via.SCRIPT}
     assert all(r.program.startswith(f"navigate {SEED}\n") for r in got.routes)  # replayable from scratch
+
+
+def test_a_row_of_pager_buttons_is_followed_outside_results_and_a_lone_one_is_not() -> None:
+    def controls(*texts: str) -> list[ScriptElement]:
+        return [ScriptElement(selector=f"#b{n}", text=t, kind="control") for n, t in enumerate(texts)]
+
+    scope = Scope.build([SEED])
+    pager = obtain_links(_parent(), SEED, [], controls("2", "3", "Next ›", "Add to basket"), None, scope,
+                         max_depth=3, page="p1")
+    assert [r.steps.splitlines()[-1] for r in pager.routes] == ['click "#b0"', 'click "#b1"', 'click "#b2"']
+    assert {(r.via, r.depth) for r in pager.routes} == {(Via.SCRIPT, 1)}  # a level deeper: depth bounds it
+    # One button saying "2" is a quantity or a size, not a pager
+    assert obtain_links(_parent(), SEED, [], controls("2", "Add to basket"), None, scope, max_depth=3,
+                        page="p1").routes == []

@@ -51,6 +51,8 @@ async def test_lab_crawl_reaches_exactly_the_expected_pages(lab_site: FixtureSer
     assert ok_paths >= lab.BY_SCROLL and "What happened, part 9." in by_path["/lab/feed/"].text
     # A catalogue with a "Load more" button: clicked until it went.
     assert ok_paths >= lab.BY_LOAD_MORE and f"Title {3 * lab.MORE_BATCH}" in by_path["/lab/more/"].text
+    # ...and the picks on the pages its pager's buttons render in place
+    assert ok_paths >= lab.BY_PAGER
     # A cookie wall over a script element: refused, then the element clicked, in the
     # document's program too; the page kept has no wall in its text.
     assert ok_paths >= lab.CONSENT_WALLED

@@ -189,7 +189,10 @@ async def test_dismiss_watches_an_iframe_that_shows_later(page: Page, site: Fixt
     result = await run(parse(f"navigate {site.url('/lab/consent/?late=1&frame=1')}\ndismiss {FRAMED_DENY}\n"),
                        page, **FAST)
     assert result.steps_run == 2
-    await page.wait_for_function("() => !!document.getElementById('ccFrame')")  # not an action: no click
+    # The wall comes once the settings are fetched (or it came and the watch answered it
+    # already: Playwright may check its handlers while it waits, not only before an action).
+    shown = "() => !!document.getElementById('ccFrame') || document.cookie.includes('cc_choice=')"
+    await page.wait_for_function(shown)
     await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
     assert await page.inner_text("#choice") == "Cookie choice: denied"
 
