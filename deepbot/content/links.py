@@ -95,12 +95,13 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
 
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
-                 via: Via = Via.SCRIPT) -> Route:
+                 via: Via = Via.SCRIPT, key: str | None = None) -> Route:
     """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
     chooses its option (a jump menu).
 
     ``page`` is the page_identity() of that page: the same action on the same page
-    reached twice is one route.
+    reached twice is one route. ``key``: another identity for the route (a pager's
+    numbered page, the same whichever page its button was clicked on).
     """
     if script.option is None:
         action = click_step(script.selector)
@@ -108,7 +109,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         action = select_step(script.selector, script.option)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
-        key=route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
+        key=key or route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url,
@@ -124,9 +125,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     pagination become ``via=NEXT`` routes. Elsewhere, a pager of buttons (two or more
     controls that read like one: an app's "1 2 3 Next ›" that renders pages in place) is
     clicked like any script element, one level deeper each time, so the depth bounds
-    it. Routes whose key is ``known`` (already in the frontier, which would ignore them)
-    are not built at all: on most sites nearly every link of a page is one the crawl
-    already has.
+    it: its numbered buttons but "1" (the listing itself), one route per number whatever
+    page shows the button, so a page is reached once and the crawl stays the same
+    whatever order it runs in; "Next" only where no button has a number. Routes whose
+    key is ``known`` (already in the frontier, which would ignore them) are not built at
+    all: on most sites nearly every link of a page is one the crawl already has.
     """
     out = ObtainedLinks()
     in_results = parent.domain is not None
@@ -149,20 +152,33 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         out.routes.append(_link_route(parent, url, key, session, via))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
-        # One button saying "2" is a quantity or a size; a row of them is a pager.
-        pager = sum(1 for s in scripts if s.kind == "control" and is_pager(s.text)) >= 2
+        pager = _pager_buttons(scripts) if not in_results else {}
         for script in scripts:
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
-            if script.kind == "control" and via is not Via.NEXT and not (pager and is_pager(script.text)):
+            if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
                 continue
-            child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via)
+            numbered = pager.get(script.selector)
+            child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
+                                 key=route_key(via, page_url, numbered) if numbered else None)
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+def _pager_buttons(scripts: list[ScriptElement]) -> dict[str, str]:
+    """The buttons of a pager outside results worth a route: selector → what names the
+    page it shows ("page 3"; "" for a "Next", named by the page it is clicked on)."""
+    row = [s for s in scripts if s.kind == "control" and is_pager(s.text)]
+    if len(row) < 2:  # one button saying "2" is a quantity or a size, not a pager
+        return {}
+    numbered = {s.selector: " ".join(s.text.split()) for s in row if s.text.strip().isdigit()}
+    if numbered:
+        return {sel: f"page {n}" for sel, n in numbered.items() if n.lstrip("0") != "1"}
+    return {s.selector: "" for s in row}
 
 
 class ObtainLinks:

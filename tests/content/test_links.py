@@ -82,11 +82,20 @@ def test_a_row_of_pager_buttons_is_followed_outside_results_and_a_lone_one_is_no
     def controls(*texts: str) -> list[ScriptElement]:
         return [ScriptElement(selector=f"#b{n}", text=t, kind="control") for n, t in enumerate(texts)]
 
-    scope = Scope.build([SEED])
-    pager = obtain_links(_parent(), SEED, [], controls("2", "3", "Next ›", "Add to basket"), None, scope,
-                         max_depth=3, page="p1")
-    assert [r.steps.splitlines()[-1] for r in pager.routes] == ['click "#b0"', 'click "#b1"', 'click "#b2"']
-    assert {(r.via, r.depth) for r in pager.routes} == {(Via.SCRIPT, 1)}  # a level deeper: depth bounds it
-    # One button saying "2" is a quantity or a size, not a pager
-    assert obtain_links(_parent(), SEED, [], controls("2", "Add to basket"), None, scope, max_depth=3,
-                        page="p1").routes == []
+    def follow(page: str, *texts: str) -> list[Route]:
+        return obtain_links(_parent(), SEED, [], controls(*texts), None, Scope.build([SEED]), max_depth=3,
+                            page=page).routes
+
+    # Its numbered buttons but "1" (the listing itself); "Next" would only repeat one of them.
+    first = follow("p1", "1", "2", "3", "Next ›", "Add to basket")
+    assert [r.steps.splitlines()[-1] for r in first] == ['click "#b1"', 'click "#b2"']
+    assert {(r.via, r.depth) for r in first} == {(Via.SCRIPT, 1)}  # a level deeper: depth bounds it
+    # Page 3 is one route whichever page shows its button: a crawl reaches it once, in any order.
+    second = follow("p2", "1", "2", "3", "Next ›")
+    assert first[1].key == second[1].key and first[1].acts_on != second[1].acts_on
+    # A pager with no numbers ("Next ›", "»" to the last): named by the page it is clicked on.
+    chain = follow("p1", "« Previous", "Next ›", "»"), follow("p2", "« Previous", "Next ›", "»")
+    assert [r.steps.splitlines()[-1] for r in chain[0]] == ['click "#b1"', 'click "#b2"']
+    assert chain[0][0].key != chain[1][0].key
+    # One button saying "2" is a quantity or a size, not a pager.
+    assert follow("p1", "2", "Add to basket") == []
