@@ -219,3 +219,16 @@ async def test_a_refusal_pauses_the_host_whatever_its_status() -> None:
             pauses.append(host.record(status, refused=refused))
         clock.now += 1000
     assert pauses == [5, 10, 20, 0, 5]
+
+
+async def test_a_host_refusing_visit_after_visit_is_given_up_and_any_other_answer_forgives() -> None:
+    clock = FakeClock()
+    politeness = Politeness(per_host=1, min_delay=0, give_up_after=3, clock=clock)
+    seen = []
+    for status in (429, 503, 200, 429, 429, 429):
+        async with politeness.slot("http://a.test/") as host:
+            host.record(status)
+        clock.now += 1000
+        seen.append(politeness.refusing("http://a.test/x"))
+    assert seen == [False, False, False, False, False, True]
+    assert not politeness.refusing("http://b.test/")

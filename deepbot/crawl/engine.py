@@ -29,7 +29,7 @@ from deepbot.content import (
     relevance_chain,
 )
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.crawl.politeness import HostSlot, Politeness
+from deepbot.crawl.politeness import HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
@@ -85,6 +85,9 @@ class Crawler:
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
         self._pages_seen: set[str] = set()  # page identities reached by clicks and forms
+        # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
+        # later run; the crawl ends when nothing else is left.
+        self._parked: set[str] = set()
         self.frontier: SqliteRouteStore
         self.documents: SqliteDocumentStore
         self.pool: BrowserPool
@@ -173,7 +176,7 @@ class Crawler:
         while not self._stop and self._budget_left():
             leases = self.frontier.lease(1, worker, self.config.lease_ttl)
             if not leases:
-                if self.stats.in_flight == 0 and self.frontier.pending() == 0:
+                if self.stats.in_flight == 0 and self.frontier.pending() <= len(self._parked):
                     self._wake.set()  # let the others see the end too
                     return
                 self._wake.clear()
@@ -197,6 +200,9 @@ class Crawler:
                 self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
                 self.stats.failures["robots"] += 1
                 return None
+        if self.politeness.refusing(route.url):
+            self._park(lease)
+            return None
         wait = self.politeness.wait_time(route.url)
         if wait > _HOLD_AT_MOST:
             # The host asked for a pause (Crawl-delay, Retry-After): give the route back
@@ -294,8 +300,23 @@ class Crawler:
         self.frontier.ack_done(lease)
         return outcome.document
 
+    def _park(self, lease: Lease) -> None:
+        """Leave a refusing host's route queued, untried, for a later run."""
+        self.frontier.release(lease, delay_s=max(1.0, self.politeness.wait_time(lease.route.url)))
+        if lease.route.key not in self._parked:
+            self._parked.add(lease.route.key)
+            host = host_key(lease.route.url)
+            self.stats.parked[host] += 1
+            if self.stats.parked[host] == 1:
+                log.warning("%s refused %d visits in a row: no more visits to it in this run; its routes "
+                            "stay queued (run the same command later to resume)",
+                            host, self.politeness.give_up_after)
+
     def _fail(self, lease: Lease, exc: BaseException) -> None:
         """Requeue the route with backoff, or record it failed once retries are used up."""
+        if isinstance(exc, Refused) and self.politeness.refusing(lease.route.url):
+            self._park(lease)  # the refusal that made the host give up is not the route's fault
+            return None
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
         backoff = exc.seconds if isinstance(exc, Refused) else 2.0 ** lease.attempt

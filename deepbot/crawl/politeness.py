@@ -12,7 +12,8 @@ reports the answer with ``host.record(status, retry_after)``. Per host:
 - after a 429 or 503 (or a bot check, whatever its status: ``refused``), no new visit
   until ``Retry-After`` (seconds or HTTP-date) has passed, or, without one, 5 s
   doubling with each consecutive refusal; either capped at ``max_backoff``. Any other
-  answer ends the streak.
+  answer ends the streak. After ``give_up_after`` refusals in a row the host is
+  ``refusing``: the crawl visits it no more (its routes wait for a later run).
 
 Waiting is asyncio sleeping until the computed time: no polling. A host is keyed
 by its name (and port when not the scheme's default), so http and https of one
@@ -110,6 +111,7 @@ class Politeness:
         max_crawl_delay: float = 60.0,
         backoff: float = 5.0,
         max_backoff: float = 600.0,
+        give_up_after: int = 8,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if per_host < 1:
@@ -120,6 +122,7 @@ class Politeness:
         self.max_crawl_delay = max_crawl_delay
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.give_up_after = give_up_after  # refusals in a row (~21 min of pauses at the defaults)
         self._clock = clock
         self._hosts: dict[str, _Host] = {}
 
@@ -178,6 +181,11 @@ class Politeness:
         if host is None:
             return 0.0
         return max(0.0, self._ready_at(host) - self._clock())
+
+    def refusing(self, url: str) -> bool:
+        """Whether ``url``'s host refused ``give_up_after`` visits in a row."""
+        host = self._hosts.get(host_key(url))
+        return host is not None and host.strikes >= self.give_up_after
 
     def paused_for(self, key: str) -> float:
         host = self._hosts.get(key)

@@ -47,6 +47,10 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
     if work["bot checks met"]:
         lines.append(f"Bot checks met: ×{work['bot checks met']} (pages that asked to prove a person"
                      " is there; each paused its host, and the route was retried later)")
+    if stats.parked:
+        hosts = ", ".join(f"{host} ({n} routes)" for host, n in stats.parked.most_common())
+        lines.append(f"Stopped visiting hosts that refused every visit: {hosts}. Their routes stay queued:"
+                     " run the same command later to resume.")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

@@ -29,6 +29,7 @@ class CrawlStats:
     outcomes: Counter[str] = field(default_factory=Counter)  # e.g. stored, filtered:keywords
     skipped: Counter[str] = field(default_factory=Counter)  # child routes not pushed, by reason
     failures: Counter[str] = field(default_factory=Counter)
+    parked: Counter[str] = field(default_factory=Counter)  # routes left queued, by refusing host
     # What pages needed before they gave everything: pages, and rounds where it repeats.
     page_work: Counter[str] = field(default_factory=Counter)
 

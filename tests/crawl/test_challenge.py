@@ -73,3 +73,30 @@ def test_the_summary_says_what_forms_were_left_alone() -> None:
     assert ("Forms: 4 analysed, 1 relevant and queried, 3 query routes, "
             "2 relevant but behind a CAPTCHA (not queried)") in said
     assert "Forms:" not in summary(CrawlStats(), {}, "store.sqlite", forms=Counter())
+
+
+async def test_a_host_that_refuses_every_visit_is_left_for_a_later_run(lab_site: FixtureServer,
+                                                                       tmp_path: Path) -> None:
+    """After 8 refusals in a row the crawl visits the host no more, ends by itself once
+    nothing else is left, and leaves that host's routes queued: a rerun tries them again."""
+    port = lab_site.port
+    refusing = tuple(f"http://localhost:{port}/lab/botcheck/always?n={n}" for n in range(6))
+    seeds = (*refusing, lab_site.url("/lab/js/target-a"))
+    config = lab_config(lab_site, tmp_path / "store.sqlite", seeds=seeds, depth=0)
+    hits = []
+    for _run in range(2):
+        async with Crawler(config) as crawler:
+            crawler.politeness.backoff = 0.05
+            documents = [doc async for doc in crawler.run()]
+            counts, failures = crawler.frontier.counts(), crawler.frontier.failures()
+            pending = crawler.frontier.pending()
+            said = summary(crawler.stats, counts, "store.sqlite")
+            parked = crawler.stats.parked[f"localhost:{port}"]
+        hits.append(lab_site.hits_for("/lab/botcheck/always"))
+        assert crawler.politeness.give_up_after == 8 and hits[-1] - sum(hits[:-1]) in (8, 9)
+        assert parked >= 1 and parked + sum(failures.values()) == 6
+        assert pending == parked  # left queued, not failed
+        assert f"Stopped visiting hosts that refused every visit: localhost:{port} ({parked} routes)" in said
+    # The other host's page was crawled as usual, once.
+    assert lab_site.hits_for("/lab/js/target-a") == 1 and hits[1] > hits[0]
+    assert all("/lab/botcheck" not in d.url for d in documents)
