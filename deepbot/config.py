@@ -47,6 +47,10 @@ class CrawlConfig(BaseModel):
     obey_robots: bool = True
     per_host_concurrency: int = Field(4, ge=1)
     min_delay: float = Field(0.0, ge=0, description="seconds between requests to one host")
+    give_up_after: int = Field(
+        8, ge=1, description="refusals in a row (429, 503, bot checks) after which a host is visited no more "
+        "in the run; its routes stay queued for the next"
+    )
 
     # browser and timing
     headless: bool = True

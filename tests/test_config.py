@@ -52,3 +52,10 @@ def test_every_crawl_flag_has_a_config_key() -> None:
     bad = build_parser().parse_args(["crawl", "--seed", "http://a/", "--workers", "0"])
     with pytest.raises(ConfigError, match="workers"):
         config_from_args(bad)
+
+
+def test_how_many_refusals_before_a_host_is_left_for_the_next_run() -> None:
+    args = build_parser().parse_args(["crawl", "--seed", "http://a/", "--give-up-after", "2"])
+    assert config_from_args(args).give_up_after == 2
+    with pytest.raises(ConfigError, match="give_up_after"):
+        config_from_args(build_parser().parse_args(["crawl", "--seed", "http://a/", "--give-up-after", "0"]))

@@ -13,7 +13,7 @@ from deepbot.config import DEFAULT_STORE, CrawlConfig
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
-          "user_agent", "min_delay", "per_host_concurrency")
+          "user_agent", "min_delay", "per_host_concurrency", "give_up_after")
 
 
 def register(sub: Any) -> None:
@@ -36,6 +36,9 @@ def register(sub: Any) -> None:
     p.add_argument("--user-agent")
     p.add_argument("--min-delay", type=float, help="seconds between requests to one host")
     p.add_argument("--per-host-concurrency", type=int)
+    p.add_argument("--give-up-after", type=int, metavar="N",
+                   help="refusals in a row (429, 503, bot checks) after which a host is left for the next run"
+                        " (default 8)")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     p.add_argument("--headed", action="store_true", help="show the browsers")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")

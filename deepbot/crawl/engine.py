@@ -93,6 +93,7 @@ class Crawler:
         self.pool: BrowserPool
         self.robots = RobotsCache(user_agent=config.user_agent)
         self.politeness = Politeness(per_host=config.per_host_concurrency, min_delay=config.min_delay,
+                                     give_up_after=config.give_up_after,
                                      crawl_delay=self.robots.crawl_delay if config.obey_robots else None)
 
     async def __aenter__(self) -> Crawler:
