@@ -30,6 +30,11 @@ WIDGETS = ", ".join((
     'img[src*="captcha" i]', 'img[id*="captcha" i]', 'img[alt*="captcha" i]', 'img[class*="captcha" i]',
 ))
 
+# Where a widget asks nothing of a person: reCAPTCHA v3's badge, an invisible widget, a
+# sitekey on the submit button (the test runs on its click, unseen by a trusted visit).
+# An iframe whose src says ``size=invisible`` is one too.
+INVISIBLE = ".grecaptcha-badge, [data-size=invisible], button, input"
+
 # What a check page says (Cloudflare, Google's "unusual traffic", HUMAN's "Press & Hold",
 # Imperva's "Pardon Our Interruption", a shop's "Enter the characters you see").
 # JavaScript and Python read these patterns alike.
@@ -64,7 +69,7 @@ _PROVIDERS = (
 
 def script_args() -> dict[str, Any]:
     """The evidence, for the page scripts (``challenge`` in their argument)."""
-    return {"widgets": WIDGETS, "pageWords": PAGE_WORDS, "fieldWords": FIELD_WORDS}
+    return {"widgets": WIDGETS, "invisible": INVISIBLE, "pageWords": PAGE_WORDS, "fieldWords": FIELD_WORDS}
 
 
 def provider(hint: str) -> str:

@@ -77,7 +77,7 @@ def test_what_guards_a_form() -> None:
 
 def test_the_scripts_get_valid_patterns() -> None:
     args = challenge.script_args()
-    assert set(args) == {"widgets", "pageWords", "fieldWords"}
+    assert set(args) == {"widgets", "invisible", "pageWords", "fieldWords"}
     # JavaScript reads the same sources: nothing Python-only in them.
     for source in (args["pageWords"], args["fieldWords"]):
         assert "(?" not in source and "\\A" not in source and "\\Z" not in source

@@ -29,7 +29,7 @@ from deepbot.content import (
     relevance_chain,
 )
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.crawl.politeness import HostSlot, Politeness, host_key
+from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
@@ -46,7 +46,6 @@ log = logging.getLogger("deepbot.crawl")
 # Errors a retry cannot fix.
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
               "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
-_BACKOFF_STATUSES = (429, 503)
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
@@ -244,7 +243,7 @@ class Crawler:
                 self.stats.page_work["bot checks met"] += 1
                 log.info("a bot check answered %s (%s): the host pauses", snapshot.url, snapshot.challenge)
                 raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
-            if snapshot.status in _BACKOFF_STATUSES:
+            if snapshot.status in BACKOFF_STATUSES:
                 raise Refused(f"http {snapshot.status}", host.backoff_seconds())
             for done in (snapshot.submitted, snapshot.dismissed):
                 if done is not None:

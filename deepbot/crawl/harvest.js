@@ -459,7 +459,7 @@ async (opts) => {
   if (check && out.text.length < 3000) {
     const said = new RegExp(check.pageWords, "i").exec(`${document.title}\n${out.text}`);
     const widget = [...document.querySelectorAll(check.widgets)].find((el) => el.checkVisibility()
-      && !el.closest(".grecaptcha-badge, [data-size=invisible], button, input") && !/size=invisible/.test(el.src || ""));
+      && !el.closest(check.invisible) && !/size=invisible/.test(el.src || ""));
     const answer = new RegExp(check.fieldWords, "i");
     const own = [...document.querySelectorAll("input:not([type=hidden]):not([type=submit]):not([type=button])" +
       ":not([type=image]):not([type=reset]):not([type=checkbox]):not([type=radio]), select, textarea")]

@@ -441,7 +441,7 @@
     const challenge = [];
     for (const w of (check ? (virtual ? everywhere(check.widgets) : form.querySelectorAll(check.widgets)) : [])) {
       if (challenge.length >= 4 || !w.checkVisibility() || /size=invisible/.test(w.getAttribute('src') || '')
-        || w.closest('.grecaptcha-badge, [data-size=invisible], button, input')) continue;
+        || w.closest(check.invisible)) continue;
       if (virtual && !near(box(w.getBoundingClientRect()))) continue;
       challenge.push(clean(`${w.localName} ${w.getAttribute('class') || ''} ${w.id} ${w.getAttribute('src') || ''}`).slice(0, 200));
     }
