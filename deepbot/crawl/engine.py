@@ -83,7 +83,6 @@ class Crawler:
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
-        self._pages_seen: set[str] = set()  # page identities reached by clicks and forms
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
@@ -254,12 +253,13 @@ class Crawler:
                         "program": append_steps(route.program, done), "submit": ()})
             if route.acts_on is not None:
                 identity = page_identity(snapshot.url, snapshot.text)
-                if identity == route.acts_on or identity in self._pages_seen:
-                    # The click changed nothing, or led to a page already reached another way.
+                # The click changed nothing, or led to a page another route reached first
+                # (in this run or before a resume: the claim is kept in the frontier).
+                unchanged = identity == route.acts_on
+                if unchanged or not self.frontier.claim_page(identity, route.key):
                     self.stats.fetched += 1
-                    self.stats.outcomes["unchanged" if identity == route.acts_on else "duplicate"] += 1
+                    self.stats.outcomes["unchanged" if unchanged else "duplicate"] += 1
                     return _Outcome()
-                self._pages_seen.add(identity)
             digest = None if snapshot.session.empty else self.frontier.put_session(snapshot.session)
             fetched = _fetched(route, snapshot)
             content = self.registry.handle(fetched)

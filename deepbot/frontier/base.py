@@ -132,4 +132,10 @@ class RouteStore(Protocol):
         """The route with this key and its state, if it was pushed."""
         ...
 
+    def claim_page(self, identity: str, key: str) -> bool:
+        """Record that route ``key`` reached the page ``identity`` (a page_identity());
+        True if no other route had, so this route is the one to store it. The claim is
+        durable: a resumed crawl, or a retry of the same route, sees it."""
+        ...
+
     def close(self) -> None: ...

@@ -83,6 +83,7 @@ CREATE INDEX IF NOT EXISTS routes_failed ON routes (reason) WHERE state = 3;
 CREATE TABLE IF NOT EXISTS route_counts (state INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 INSERT OR IGNORE INTO route_counts (state, n) VALUES (0, 0), (1, 0), (2, 0), (3, 0), (4, 0);
 CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL) WITHOUT ROWID;
 """
 
 _CLEAR_LEASE = "lease_worker = NULL, lease_process = NULL, lease_expires = NULL"
@@ -312,6 +313,13 @@ class SqliteRouteStore:
             return None
         data, state, attempts, not_before, reason = rows[0]
         return RouteRecord(_decode(data), _PUBLIC[state], attempts, not_before, reason)
+
+    def claim_page(self, identity: str, key: str) -> bool:
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO pages_reached VALUES (?, ?)", (identity, key))
+            row = db.execute("SELECT route_key FROM pages_reached WHERE identity = ?", (identity,))
+            (owner,) = row.fetchone()
+        return bool(owner == key)
 
     def close(self) -> None:
         self._file.close()

@@ -339,6 +339,16 @@ def test_an_unknown_session_is_a_store_error(store: RouteStore) -> None:
         store.get_session("0" * 32)
 
 
+# -- pages reached by acting -------------------------------------------------------
+
+
+def test_a_page_belongs_to_the_first_route_that_reached_it(store: RouteStore) -> None:
+    assert store.claim_page("http://a.test/r#0123", "click-1")
+    assert not store.claim_page("http://a.test/r#0123", "click-2")  # reached again, another way
+    assert store.claim_page("http://a.test/r#0123", "click-1")  # its own retry keeps it
+    assert store.claim_page("http://a.test/r#4567", "click-2")  # another page: another claim
+
+
 # -- durability -------------------------------------------------------------------
 
 
@@ -359,6 +369,15 @@ def test_everything_survives_a_reopen(backend: Backend) -> None:
     assert reopened.ack_done(leases[2]) == DONE  # the lease is still valid
     assert keys(reopened.lease(5, "w", ttl_s=60)) == [link(n).key for n in (0, 2, 4)]
     assert reopened.push([link(i) for i in range(6)]) == 0
+
+
+def test_a_claimed_page_stays_claimed_after_a_reopen(backend: Backend) -> None:
+    store = backend.open()
+    assert store.claim_page("http://a.test/r#0123", "click-1")
+    store.close()
+    reopened = backend.open()
+    assert not reopened.claim_page("http://a.test/r#0123", "click-2")
+    assert reopened.claim_page("http://a.test/r#0123", "click-1")
 
 
 def test_counts_stay_consistent_over_a_random_walk(backend: Backend) -> None:
