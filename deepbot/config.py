@@ -45,6 +45,9 @@ class CrawlConfig(BaseModel):
     # politeness
     user_agent: str = DEFAULT_USER_AGENT
     obey_robots: bool = True
+    # <meta name="robots"> and X-Robots-Tag: always recorded (Document.meta["robots"]);
+    # obeyed only when asked, since sites mark their search results noindex (directives.py).
+    obey_meta_robots: bool = False
     per_host_concurrency: int = Field(4, ge=1)
     min_delay: float = Field(0.0, ge=0, description="seconds between requests to one host")
     give_up_after: int = Field(

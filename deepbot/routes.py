@@ -117,6 +117,7 @@ class PageSnapshot(_Frozen):
     submitted: str | None = None  # the submit candidate that worked, for routes that had some
     dismissed: str | None = None  # the `dismiss` step that cleared an overlay (a cookie banner)
     challenge: str | None = None  # the page is a bot check in front of the site: what shows it
+    robots: tuple[tuple[str, str], ...] = ()  # <meta> robots directives: (name, content)
 
 
 class Document(_Frozen):

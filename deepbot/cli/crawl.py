@@ -40,6 +40,8 @@ def register(sub: Any) -> None:
                    help="refusals in a row (429, 503, bot checks) after which a host is left for the next run"
                         " (default 8)")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
+    p.add_argument("--obey-meta-robots", action="store_true",
+                   help="obey pages' noindex/nofollow (<meta name=robots>, X-Robots-Tag), rel=nofollow")
     p.add_argument("--headed", action="store_true", help="show the browsers")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.set_defaults(func=run)
@@ -59,6 +61,8 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         values[key] = tuple(value) if isinstance(value, list) else value
     if args.ignore_robots:
         values["obey_robots"] = False
+    if args.obey_meta_robots:
+        values["obey_meta_robots"] = True
     if args.headed:
         values["headless"] = False
     from deepbot.settings import validate_config

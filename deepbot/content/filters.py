@@ -23,6 +23,7 @@ QUERY_MISMATCH = "query-mismatch"
 URL_EXCLUDED = "url-excluded"
 URL_NOT_INCLUDED = "url-not-included"
 CONTENT_TYPE_REJECTED = "content-type-rejected"
+NOINDEX = "noindex"  # the page asked robots not to keep it (crawl/directives.py)
 
 
 @dataclass(frozen=True, slots=True)

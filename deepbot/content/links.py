@@ -199,6 +199,8 @@ class ObtainLinks:
         if snap is None:
             return
         links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
+        if len(links) < len(snap.links):
+            self.skipped["rel=nofollow"] = self.skipped.get("rel=nofollow", 0) + len(snap.links) - len(links)
         # The page's identity (a hash of all its text) names click routes only.
         page = page_identity(snap.url, snap.text) if snap.scripts else ""
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,

@@ -28,7 +28,9 @@ from deepbot.content import (
     default_registry,
     relevance_chain,
 )
+from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
+from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
@@ -79,7 +81,8 @@ class Crawler:
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
-        self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued)
+        self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
+                                 follow_nofollow=not config.obey_meta_robots)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
@@ -267,13 +270,26 @@ class Crawler:
             if route.via in (Via.FORM, Via.NEXT) and looks_like_no_results(document.text):
                 document = document.model_copy(update={"meta": {**document.meta, "no_results": "true"}})
                 self.stats.outcomes["no results"] += 1
-            ctx = ProcessContext(route, fetched, content, document, self.relevance.decide(document),
+            directives = page_directives(snapshot.robots, snapshot.headers.get("x-robots-tag"),
+                                         self.robots.token)
+            if directives.said:
+                document = document.model_copy(update={"meta": {**document.meta, "robots": directives.said}})
+            relevance = self.relevance.decide(document)
+            if self.config.obey_meta_robots and directives.noindex and relevance.keep:
+                relevance = Decision(False, NOINDEX, directives.said)
+            ctx = ProcessContext(route, fetched, content, document, relevance,
                                  page=slot.page, snapshot=snapshot, session=digest)
             # Processors that need the live page (forms) run while the slot is held.
             await self.chain.run(ctx)
         self.stats.fetched += 1
         self.stats.outcomes[ctx.relevance.reason] += 1
         children = ctx.routes
+        if self.config.obey_meta_robots and directives.nofollow:
+            # Its links, script links and pagers are not followed; the domain's queries
+            # on its forms are the crawl's own task, not links.
+            children = [c for c in children if c.via is Via.FORM]
+            if len(children) < len(ctx.routes):
+                self.stats.skipped["nofollow page"] += len(ctx.routes) - len(children)
         if self.config.obey_robots:
             children = [c for c in children if await self._robots_ok(c)]
         return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=children)

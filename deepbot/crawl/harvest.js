@@ -426,6 +426,10 @@ async (opts) => {
   const fields = "input:not([type]), input[type=text], input[type=search], textarea";
   out.forms = [document, ...shadowRoots].reduce((n, root) => n + root.querySelectorAll("form").length, 0) +
     ([document, ...shadowRoots].some((root) => [...root.querySelectorAll(fields)].some((el) => !el.form)) ? 1 : 0);
+  // What the page asks of robots (<meta name="robots">, or one naming a crawler):
+  // the crawler decides which apply to it (deepbot/crawl/directives.py).
+  out.robots = [...document.querySelectorAll("meta[name][content]")]
+    .filter((m) => /robots|bot$/i.test(m.name)).slice(0, 10).map((m) => [m.name, m.content]);
   // The document shown, as the browser loaded it: the crawler's own record of responses
   // misses a navigation the page made by itself (a script's redirect, a meta refresh).
   const nav = performance.getEntriesByType("navigation")[0];

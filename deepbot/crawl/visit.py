@@ -170,6 +170,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             session=session, settled=settled, headers=headers,
             forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
             challenge=_challenge(data.get("challenge")),
+            robots=tuple((str(name), str(content)) for name, content in data.get("robots", ())),
         )
     except nseql.StepError as exc:
         raise browser_error(exc, str(exc)) from exc  # its text names the line
