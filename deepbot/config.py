@@ -32,6 +32,8 @@ class CrawlConfig(BaseModel):
 
     seeds: tuple[str, ...] = ()
     domains: tuple[Path, ...] = ()  # domain definition files (form-driven crawling)
+    # A saved session the seeds start from (Playwright storage_state JSON): a logged-in crawl.
+    session: Path | None = None
     store: Path = Path(DEFAULT_STORE)
     depth: int = Field(3, ge=0, description="link depth from each seed")
     workers: int = Field(4, ge=1, le=64)

@@ -24,7 +24,7 @@ from deepbot.browser import fetches, launch_chromium
 from deepbot.content.extract import main_text, page_text
 from deepbot.content.fingerprint import SHINGLE_WORDS, similarity
 from deepbot.errors import BrowserError, ReplayError
-from deepbot.routes import Document, Via, canonical_url
+from deepbot.routes import Document, SessionState, Via, canonical_url
 
 # A long page whose ads or dates changed stays above this; a page differing in the word
 # that matters (another target, another search) falls far below (see content.fingerprint).
@@ -66,6 +66,7 @@ class ReplayResult:
     error: ReplayStepError | None = None
     status: int | None = None  # HTTP status of the last main document
     html: str = field(default="", repr=False)  # the rendered DOM of the final page
+    session: SessionState | None = field(default=None, repr=False)  # the session it ended with, if asked
 
     def raise_for_error(self) -> ReplayResult:
         if self.error is not None:
@@ -89,15 +90,20 @@ async def replay_in_browser(
     timeout: float = 30.0,
     screenshot: Path | None = None,
     html: Path | None = None,
+    session: SessionState | None = None,
+    keep_session: bool = False,
 ) -> ReplayResult:
     """Run ``program`` in a new context of ``browser``; the context is closed after.
 
     ``timeout`` (seconds) bounds each step and each navigation. A failed step is
-    reported in the result, together with the page where the replay stopped.
+    reported in the result, together with the page where the replay stopped. The
+    context starts from ``session`` (a saved login) if given, else empty; with
+    ``keep_session`` the result carries the session it ended with.
     """
     steps = load_program(program)
+    state = session.to_playwright() if session is not None else None
     try:
-        context = await browser.new_context(viewport=VIEWPORT)
+        context = await browser.new_context(viewport=VIEWPORT, storage_state=state)  # type: ignore[arg-type]
         await fetches.install(context)
     except PlaywrightError as exc:
         raise BrowserError(f"could not open a browser context: {exc.message}") from exc
@@ -123,7 +129,13 @@ async def replay_in_browser(
         except nseql.StepError as exc:
             error, steps_run = ReplayStepError.from_step(exc), exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)
-        return ReplayResult(page.url, title, steps_run, error is None, error, status, content)
+        ended = None
+        if keep_session and error is None:
+            try:
+                ended = SessionState.from_playwright(dict(await context.storage_state()))
+            except PlaywrightError as exc:
+                raise BrowserError(f"could not read the session: {exc.message}") from exc
+        return ReplayResult(page.url, title, steps_run, error is None, error, status, content, ended)
     finally:
         with contextlib.suppress(PlaywrightError):  # a dead browser must not hide the real error
             await context.close()
@@ -177,13 +189,16 @@ async def replay(
     screenshot: Path | None = None,
     html: Path | None = None,
     timeout: float = 30.0,
+    session: SessionState | None = None,
+    keep_session: bool = False,
 ) -> ReplayResult:
     """Replay ``program`` (text or parsed) in a freshly launched Chromium, closed after."""
     steps = load_program(program)  # a syntax error should not cost a browser launch
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright, headless=not headed)
         try:
-            return await replay_in_browser(browser, steps, timeout=timeout, screenshot=screenshot, html=html)
+            return await replay_in_browser(browser, steps, timeout=timeout, screenshot=screenshot, html=html,
+                                           session=session, keep_session=keep_session)
         finally:
             await browser.close()
 
@@ -296,17 +311,21 @@ async def replay_document(
     html: Path | None = None,
     timeout: float = 30.0,
     threshold: float = SIMILARITY_THRESHOLD,
+    session: SessionState | None = None,
 ) -> DocumentReplay:
     """Replay ``doc.nseql`` from a fresh context and compare the page with the stored one.
 
     With ``browser`` the replay runs in a new context of it (``headed`` is then the
-    browser's business); without, a Chromium is launched and closed around it.
+    browser's business); without, a Chromium is launched and closed around it. A
+    document of a crawl that started logged in (``meta["start_session"]``) is replayed
+    from that ``session``.
     """
     if browser is not None:
         result = await replay_in_browser(browser, doc.nseql, timeout=timeout, screenshot=screenshot,
-                                         html=html)
+                                         html=html, session=session)
     else:
-        result = await replay(doc.nseql, headed=headed, screenshot=screenshot, html=html, timeout=timeout)
+        result = await replay(doc.nseql, headed=headed, screenshot=screenshot, html=html, timeout=timeout,
+                              session=session)
     if result.error is not None:
         return DocumentReplay(doc, result, None)
     text = await asyncio.to_thread(replayed_text, result.html)  # parsing a big DOM is CPU work

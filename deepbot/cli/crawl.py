@@ -13,7 +13,7 @@ from deepbot.config import DEFAULT_STORE, CrawlConfig
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
-          "user_agent", "min_delay", "per_host_concurrency", "give_up_after")
+          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session")
 
 
 def register(sub: Any) -> None:
@@ -31,6 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument("--include", action="append", metavar="REGEX", help="follow only URLs matching")
     p.add_argument("--exclude", action="append", metavar="REGEX", help="never follow URLs matching")
     p.add_argument("--store", type=Path, help=f"SQLite store (default ./{DEFAULT_STORE})")
+    p.add_argument("--session", type=Path, metavar="FILE",
+                   help="start logged in: a saved session (deepbot login, or Playwright storage_state JSON)")
     p.add_argument("--keywords", metavar="QUERY",
                    help='store only documents matching, e.g. \'java AND (xml OR "web services")\'')
     p.add_argument("--user-agent")

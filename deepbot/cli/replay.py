@@ -19,12 +19,14 @@ from deepbot.errors import ReplayError
 
 if TYPE_CHECKING:
     from deepbot.replay import DocumentReplay
+    from deepbot.routes import SessionState
 
 _DOC_ID = re.compile(r"[0-9a-fA-F]{16}")
 _VIA = {"seed": "seed", "link": "link", "script": "script anchor", "form": "form query", "next": "next page"}
 
 DESCRIPTION = """\
-Replay a navigation sequence in a fresh browser (no cookies, no storage).
+Replay a navigation sequence in a fresh browser (no cookies, no storage), or
+from a saved session (--session FILE, as `deepbot login` writes it).
 
 TARGET is an NSEQL file (or - for standard input), or the 16-hex-digit id of a
 document in --store. An existing file wins over an id of the same spelling.
@@ -38,7 +40,9 @@ the canonical URL is the same for a page reached by a link (a page reached by a
 click or a form may share its URL with others, so there only the text counts).
 An HTTP error the stored page did not have means the page is gone. Exits 0 only
 when the same page was reached; 1 otherwise (gone, different, a step failed).
-Document ids are shown by `deepbot search` and in `deepbot export` output.
+Document ids are shown by `deepbot search` and in `deepbot export` output. A
+document of a crawl that started logged in (`deepbot crawl --session`) is replayed
+from that saved session, kept in the store; --session FILE gives a fresher one.
 """
 
 
@@ -69,6 +73,8 @@ def register(sub: Any) -> None:
     parser.add_argument("--screenshot", type=Path, metavar="PNG", help="save a full-page screenshot")
     parser.add_argument("--html", type=Path, metavar="FILE", help="save the final page's rendered HTML")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
+    parser.add_argument("--session", type=Path, metavar="FILE",
+                        help="start from this saved session (deepbot login; Playwright storage_state JSON)")
     parser.add_argument(
         "--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="bound on each step (default 30)"
     )
@@ -86,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_file(args: argparse.Namespace, target: str) -> int:
     from deepbot.replay import replay
+    from deepbot.sessions import load_session
 
     try:
         text = sys.stdin.read() if target == "-" else Path(target).read_text(encoding="utf-8")
@@ -93,10 +100,10 @@ def _run_file(args: argparse.Namespace, target: str) -> int:
         hint = "" if target.endswith(".nseql") or "/" in target else " (nor is it a 16-hex-digit document id)"
         print(f"deepbot replay: cannot read {target}: {exc}{hint}", file=sys.stderr)
         return 1
+    session = load_session(args.session) if args.session is not None else None
     try:
-        result = asyncio.run(
-            replay(text, headed=args.headed, screenshot=args.screenshot, html=args.html, timeout=args.timeout)
-        )
+        result = asyncio.run(replay(text, headed=args.headed, screenshot=args.screenshot, html=args.html,
+                                    timeout=args.timeout, session=session))
     except ReplayError as exc:  # the program did not parse
         print(f"deepbot replay: {exc}", file=sys.stderr)
         return 1
@@ -125,10 +132,11 @@ def _run_document(args: argparse.Namespace, doc_id: str) -> int:
         )
         return 1
     threshold = SIMILARITY_THRESHOLD if args.threshold is None else args.threshold
+    session = _start_session(args, doc.meta.get("start_session"))
     try:
         outcome = asyncio.run(replay_document(
             doc, headed=args.headed, screenshot=args.screenshot, html=args.html, timeout=args.timeout,
-            threshold=threshold,
+            threshold=threshold, session=session,
         ))  # fmt: skip
     except ReplayError as exc:  # a stored program that does not parse
         print(f"deepbot replay: document {doc_id}: {exc}", file=sys.stderr)
@@ -139,6 +147,19 @@ def _run_document(args: argparse.Namespace, doc_id: str) -> int:
         return 1
     _print_files(args)
     return 0
+
+
+def _start_session(args: argparse.Namespace, digest: str | None) -> SessionState | None:
+    """The session a document's program starts from: --session, else the crawl's own."""
+    from deepbot.frontier import SqliteRouteStore
+    from deepbot.sessions import load_session
+
+    if args.session is not None:
+        return load_session(args.session)
+    if digest is None:
+        return None
+    with SqliteRouteStore(args.store, recover=False) as frontier:
+        return frontier.get_session(digest)
 
 
 def _print_comparison(outcome: DocumentReplay) -> None:

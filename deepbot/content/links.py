@@ -73,6 +73,20 @@ def is_pager(text: str) -> bool:
     return bool(_PAGER.match(" ".join(text.split()).strip()))
 
 
+# "Log out" by its words or its URL (Logout.aspx, /user/logout, ?action=logout): following
+# it would end the session every later route carries, on the server, for all of them.
+_LOGOUT_WORDS = re.compile(
+    r"^(?:log ?(?:out|off)|sign ?(?:out|off)|abmelden|ausloggen|(?:se )?d[ée]connexion|se d[ée]connecter"
+    r"|cerrar sesi[oó]n|esci|uitloggen|afmelden|logga ut|wyloguj(?: się)?|sair)$", re.I)
+_LOGOUT_URL = re.compile(r"\b(?:log[-_]?(?:out|off)|sign[-_]?(?:out|off))\b", re.I)
+
+
+def is_logout(url: str, text: str = "") -> bool:
+    parts = urlsplit(url)
+    return bool(_LOGOUT_WORDS.match(" ".join(text.split()).strip(" .»›→"))
+                or _LOGOUT_URL.search(f"{parts.path}?{parts.query}"))
+
+
 def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.LINK) -> Route:
     """A route that navigates to ``url`` in the session captured after ``parent``.
 
@@ -140,6 +154,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if not decision.keep:
             out.skip(decision.reason)
             continue
+        if is_logout(url, text):
+            out.skip("log out")
+            continue
         via = Via.NEXT if in_results and is_pager(text) else Via.LINK
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
@@ -157,6 +174,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
             if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
+            if is_logout(script.option or "", script.text):
+                out.skip("log out")
+                continue
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
                 continue

@@ -41,6 +41,7 @@ from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.routes import EMPTY_SESSION, Document, PageSnapshot, Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, navigate_step
+from deepbot.sessions import load_session
 from deepbot.store import SqliteDocumentStore
 
 log = logging.getLogger("deepbot.crawl")
@@ -89,6 +90,7 @@ class Crawler:
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
+        self._start_session: str | None = None  # digest of config.session, once opened
         self.frontier: SqliteRouteStore
         self.documents: SqliteDocumentStore
         self.pool: BrowserPool
@@ -111,6 +113,8 @@ class Crawler:
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        if self.config.session is not None:  # a bad file fails here, before a browser starts
+            self._start_session = self.frontier.put_session(load_session(self.config.session))
         settings = BrowserSettings(
             headless=self.config.headless, block_images=self.config.block_images,
             block_media=self.config.block_media, user_agent=self.config.user_agent,
@@ -139,7 +143,7 @@ class Crawler:
         for seed in self.config.seeds:
             steps = navigate_step(seed)
             routes.append(Route(key=route_key(Via.SEED, seed), url=seed, via=Via.SEED, depth=0,
-                                seed=seed, steps=steps, program=steps))
+                                seed=seed, steps=steps, program=steps, session=self._start_session))
         return routes
 
     async def run(self) -> AsyncGenerator[Document, None]:
@@ -274,6 +278,9 @@ class Crawler:
                                          self.robots.token)
             if directives.said:
                 document = document.model_copy(update={"meta": {**document.meta, "robots": directives.said}})
+            if self._start_session is not None:  # its program runs from there: replay needs it
+                document = document.model_copy(
+                    update={"meta": {**document.meta, "start_session": self._start_session}})
             relevance = self.relevance.decide(document)
             if self.config.obey_meta_robots and directives.noindex and relevance.keep:
                 relevance = Decision(False, NOINDEX, directives.said)

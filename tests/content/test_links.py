@@ -99,3 +99,21 @@ def test_a_row_of_pager_buttons_is_followed_outside_results_and_a_lone_one_is_no
     assert chain[0][0].key != chain[1][0].key
     # One button saying "2" is a quantity or a size, not a pager.
     assert follow("p1", "2", "Add to basket") == []
+
+
+def test_log_out_is_never_followed_by_its_words_or_its_url() -> None:
+    links = [("http://shop.test/patron/Logout.aspx", "Exit"),
+             ("http://shop.test/wp-login.php?action=logout", "x"),
+             ("http://shop.test/account/", "Sign out"), ("http://shop.test/konto", "Abmelden"),
+             ("http://shop.test/session/end", " Log off » "),
+             # Not a log out: words that only contain the letters, a blog about logging.
+             ("http://shop.test/blog-outline", "Catalog outlet"),
+             ("http://shop.test/logbook/out-of-print", "Logbook"),
+             ("http://shop.test/signup", "Sign up")]
+    scripts = [ScriptElement(selector="#ctl00_lnkLogout", text="Log out"),
+               ScriptElement(selector="#more", text="More")]
+    got = obtain_links(_parent(), SEED, links, scripts, None, Scope.build([SEED]), max_depth=3, page="p")
+    assert sorted(r.url for r in got.routes if r.via is Via.LINK) == [
+        "http://shop.test/blog-outline", "http://shop.test/logbook/out-of-print", "http://shop.test/signup"]
+    assert [r.steps.splitlines()[-1] for r in got.routes if r.via is Via.SCRIPT] == ['click "#more"']
+    assert got.skipped == {"log out": 6}

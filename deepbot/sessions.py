@@ -1,0 +1,112 @@
+"""Saved sessions: a crawl that starts logged in.
+
+A session file is Playwright's ``storage_state`` JSON (cookies, and each origin's
+localStorage), as ``deepbot login`` writes it, or ``playwright codegen
+--save-storage=FILE`` after a person logs in by hand, or ``context.storage_state(path=…)``
+in a script. ``deepbot crawl --session FILE`` gives it to the seeds; every route after
+them carries the session its page left (routes.SessionState), so the whole crawl stays
+logged in for as long as the site keeps the session alive.
+
+``deepbot login PROGRAM.nseql --save FILE`` runs an NSEQL program (navigate, fill,
+click) in a fresh browser and saves the session it ends with. ``${NAME}`` in the
+program is replaced by the environment variable NAME, so a password need not be
+written in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+import nseql
+from deepbot.errors import ConfigError
+from deepbot.routes import SessionState
+from deepbot.yamlfile import load_model
+
+
+class _Cookie(BaseModel):
+    # What Playwright's add_cookies needs; the other fields it writes are kept as they are.
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1)
+    value: str
+    domain: str | None = None
+    path: str | None = None
+    url: str | None = None
+    expires: float = -1
+    httpOnly: bool = False
+    secure: bool = False
+    sameSite: Literal["Strict", "Lax", "None"] = "Lax"
+
+    @model_validator(mode="after")
+    def _placed(self) -> _Cookie:
+        if not self.url and not self.domain:
+            raise ValueError("a cookie needs a domain (with a path) or a url")
+        return self
+
+
+class _Origin(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    origin: str = Field(pattern=r"^https?://")
+    localStorage: list[dict[str, str]] = []
+
+
+class _SessionFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cookies: list[_Cookie] = []
+    origins: list[_Origin] = []
+
+
+def load_session(path: str | Path) -> SessionState:
+    """A session file, validated; a ConfigError names the file, the line and the field."""
+    # JSON is YAML: the YAML loader gives every error its line.
+    parsed = load_model(path, _SessionFile, ConfigError, "a session file (Playwright storage_state JSON)")
+    cookies = []
+    for cookie in parsed.cookies:
+        data = cookie.model_dump(exclude_none=True)
+        if cookie.domain and not cookie.path:
+            data["path"] = "/"
+        cookies.append(data)
+    return SessionState(cookies=tuple(cookies), origins=tuple(o.model_dump() for o in parsed.origins))
+
+
+def save_session(state: SessionState, path: str | Path) -> None:
+    """Write ``state`` as Playwright's storage_state JSON, readable by its owner only: its
+    cookies let anyone act as the person who logged in."""
+    text = json.dumps(state.to_playwright(), indent=2) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_variables(program: nseql.Program, source: str,
+                     env: Mapping[str, str] | None = None) -> nseql.Program:
+    """``${NAME}`` in the program's arguments replaced by the environment variable NAME,
+    after parsing, so a value needs no quoting; a missing variable is an error."""
+    values = os.environ if env is None else env
+    body: list[nseql.Statement] = []
+    for statement in program.body:
+        changes: dict[str, Any] = {}
+        for part in dataclasses.fields(statement):
+            text = getattr(statement, part.name)
+            if part.name == "comment" or not isinstance(text, str) or "${" not in text:
+                continue
+            missing = sorted({name for name in _VARIABLE.findall(text) if name not in values})
+            if missing:
+                raise ConfigError(f"{source}:{statement.line}: environment variable(s) not set: "
+                                  f"{', '.join(missing)}")
+            changes[part.name] = _VARIABLE.sub(lambda m: values[m.group(1)], text)
+        body.append(dataclasses.replace(statement, **changes) if changes else statement)
+    return dataclasses.replace(program, body=tuple(body))

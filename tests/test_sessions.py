@@ -1,0 +1,69 @@
+"""Saved sessions: the files a logged-in crawl starts from, and login programs' variables."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+import nseql
+from deepbot.errors import ConfigError
+from deepbot.sessions import expand_variables, load_session, save_session
+
+# As Playwright's context.storage_state() writes it.
+PLAYWRIGHT_STATE = {
+    "cookies": [
+        {"name": ".ASPXAUTH", "value": "abc", "domain": "127.0.0.1", "path": "/patron", "expires": -1,
+         "httpOnly": True, "secure": False, "sameSite": "Lax"},
+    ],
+    "origins": [{"origin": "http://127.0.0.1:8765", "localStorage": [{"name": "theme", "value": "dark"}]}],
+}
+
+
+def test_a_playwright_storage_state_loads_as_it_was_saved(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(PLAYWRIGHT_STATE, indent=2))
+    state = load_session(path)
+    assert state.to_playwright() == PLAYWRIGHT_STATE
+    save_session(state, tmp_path / "again.json")
+    assert load_session(tmp_path / "again.json") == state
+    assert stat.S_IMODE((tmp_path / "again.json").stat().st_mode) == 0o600  # its cookies are a login
+
+
+def test_a_cookie_written_by_hand_gets_a_path() -> None:
+    path = Path(__file__).parent / "data" / "sessions" / "by_hand.json"
+    state = load_session(path)
+    assert state.cookies[0]["path"] == "/" and state.cookies[1]["url"] == "https://example.org/"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"cookies": [\n  {"name": "a", "value": "1"}\n]}', r"bad\.json:2: cookies\[0\]: .*domain"),
+    ('{"cookies": [],\n "origins": [{"origin": "file:///x"}]}', r"bad\.json:2: origins\[0\]\.origin"),
+    ('{"cookies": [\n  {"name": "a", "value": 1, "domain": "x"}\n]}', r"bad\.json:2: cookies\[0\]\.value"),
+    ('{"cookies": [\n  {"name": "a",\n', r"bad\.json:3: YAML syntax error"),
+    ('{"cookie": []}', r"bad\.json:1: cookie: Extra inputs"),
+    ('[]', r"bad\.json:1: a session file .* is a mapping"),
+])
+def test_a_bad_session_file_names_the_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=expected):
+        load_session(path)
+
+
+def test_a_missing_session_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"nothing\.json: cannot read a session file"):
+        load_session(tmp_path / "nothing.json")
+
+
+def test_variables_are_filled_after_parsing_so_any_value_is_safe() -> None:
+    program = nseql.parse('navigate http://127.0.0.1/login  # as ${USER}\n'
+                          'fill "#card" "${CARD}"\nfill \'#pin\' \'${PIN}\'\n')
+    expanded = expand_variables(program, "login.nseql", {"CARD": "2123", "PIN": 'a"b\\c', "USER": "x"})
+    fills = [s for s in expanded.steps if isinstance(s, nseql.Fill)]
+    assert [f.value for f in fills] == ["2123", 'a"b\\c']
+    assert expanded.steps[0].comment == "as ${USER}"  # comments are not filled: they may be printed
+    with pytest.raises(ConfigError, match=r"login\.nseql:2: environment variable\(s\) not set: CARD"):
+        expand_variables(program, "login.nseql", {"PIN": "1"})
