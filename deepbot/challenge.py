@@ -55,6 +55,10 @@ FIELD_WORDS = (
 )
 
 _FIELD = re.compile(FIELD_WORDS, re.I)
+# A payment card's "Security code" (CVV, "card verification code") speaks of the card
+# somewhere: its name, its hint, its section. That field is not a CAPTCHA's answer.
+_AMBIGUOUS = re.compile(r"security code|verification code", re.I)
+_CARD = re.compile(r"\b(?:cvv2?|cvc2?|csc|cid)\b|cc-?csc|card|digits on the back", re.I)
 
 _PROVIDERS = (
     (re.compile(r"recaptcha", re.I), "reCAPTCHA"),
@@ -91,6 +95,6 @@ def guard(widgets: Iterable[str], fields: Iterable[Sequence[str]]) -> str | None
     found = dict.fromkeys(provider(w) for w in widgets)
     for texts in fields:
         said = field_says(*texts)
-        if said is not None:
+        if said is not None and not (_AMBIGUOUS.search(said) and any(_CARD.search(t) for t in texts if t)):
             found[f"a CAPTCHA field ('{said.strip().rstrip(':')}')"] = None
     return ", ".join(found) or None

@@ -73,6 +73,12 @@ def test_what_guards_a_form() -> None:
     fields = [("title", "Title"), ("txtCode", "Enter the code shown:")]
     assert challenge.guard(widgets, fields) == "reCAPTCHA, a CAPTCHA field ('Enter the code shown')"
     assert challenge.guard([], [("title", "Title"), ("q", "Search")]) is None
+    # A payment card's security code is no CAPTCHA, whatever names it: its name, its hint, its section.
+    for card in [("cvv", "Security code"), ("ctl00$txtSecCode", "Security code", "3 digits on the back"),
+                 ("code", "Security code", "Payment card details"), ("cc-csc", "Security code")]:
+        assert challenge.guard([], [("number", "Card number"), card]) is None, card
+    assert challenge.guard([], [("txtSecCode", "Security code")]) == "a CAPTCHA field ('Security code')"
+    assert challenge.guard([], [("code", "Enter the code shown", "Get a library card")]) is not None
 
 
 def test_the_scripts_get_valid_patterns() -> None:
