@@ -118,6 +118,7 @@ class PageSnapshot(_Frozen):
     dismissed: str | None = None  # the `dismiss` step that cleared an overlay (a cookie banner)
     challenge: str | None = None  # the page is a bot check in front of the site: what shows it
     robots: tuple[tuple[str, str], ...] = ()  # <meta> robots directives: (name, content)
+    login_form: bool = False  # the page shows a login form (a name and one password field)
 
 
 class Document(_Frozen):

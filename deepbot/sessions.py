@@ -88,6 +88,27 @@ def save_session(state: SessionState, path: str | Path) -> None:
         out.write(text)
 
 
+def relogged(session: SessionState, login: SessionState) -> SessionState:
+    """``session`` with a fresh login put over it: ``login``'s cookies replace those of the
+    same name, domain and path (or are added), its localStorage items those of the same
+    origin and name. What else the session holds (a cart, a search) stays."""
+
+    def key(cookie: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(str(cookie.get(part)) for part in ("name", "domain", "url", "path"))
+
+    def items(origin: dict[str, Any]) -> dict[str, str]:
+        return {item["name"]: item["value"] for item in origin.get("localStorage", ())}
+
+    fresh = {key(c) for c in login.cookies}
+    cookies = (*(c for c in session.cookies if key(c) not in fresh), *login.cookies)
+    origins = {o["origin"]: items(o) for o in session.origins}
+    for origin in login.origins:
+        origins.setdefault(origin["origin"], {}).update(items(origin))
+    return SessionState(cookies=cookies, origins=tuple(
+        {"origin": o, "localStorage": [{"name": k, "value": v} for k, v in stored.items()]}
+        for o, stored in origins.items()))
+
+
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 

@@ -10,7 +10,8 @@ import pytest
 
 import nseql
 from deepbot.errors import ConfigError
-from deepbot.sessions import expand_variables, load_session, save_session
+from deepbot.routes import SessionState
+from deepbot.sessions import expand_variables, load_session, relogged, save_session
 
 # As Playwright's context.storage_state() writes it.
 PLAYWRIGHT_STATE = {
@@ -67,3 +68,23 @@ def test_variables_are_filled_after_parsing_so_any_value_is_safe() -> None:
     assert expanded.steps[0].comment == "as ${USER}"  # comments are not filled: they may be printed
     with pytest.raises(ConfigError, match=r"login\.nseql:2: environment variable\(s\) not set: CARD"):
         expand_variables(program, "login.nseql", {"PIN": "1"})
+
+
+def test_a_fresh_login_goes_over_a_route_session_and_keeps_the_rest() -> None:
+    old = SessionState(
+        cookies=({"name": ".ASPXAUTH", "value": "old", "domain": "lib.test", "path": "/patron"},
+                 {"name": "cart", "value": "3 books", "domain": "lib.test", "path": "/"},
+                 {"name": ".ASPXAUTH", "value": "other-path", "domain": "lib.test", "path": "/staff"}),
+        origins=({"origin": "https://lib.test", "localStorage": [{"name": "token", "value": "old"},
+                                                                  {"name": "view", "value": "list"}]},))
+    login = SessionState(
+        cookies=({"name": ".ASPXAUTH", "value": "new", "domain": "lib.test", "path": "/patron"},
+                 {"name": "ASP.NET_SessionId", "value": "s2", "domain": "lib.test", "path": "/"}),
+        origins=({"origin": "https://lib.test", "localStorage": [{"name": "token", "value": "new"}]},
+                 {"origin": "https://sso.test", "localStorage": [{"name": "id", "value": "7"}]}))
+    merged = relogged(old, login)
+    assert {(c["name"], c["path"]): c["value"] for c in merged.cookies} == {
+        (".ASPXAUTH", "/patron"): "new", ("cart", "/"): "3 books", (".ASPXAUTH", "/staff"): "other-path",
+        ("ASP.NET_SessionId", "/"): "s2"}
+    assert {o["origin"]: {i["name"]: i["value"] for i in o["localStorage"]} for o in merged.origins} == {
+        "https://lib.test": {"token": "new", "view": "list"}, "https://sso.test": {"id": "7"}}

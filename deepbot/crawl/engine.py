@@ -39,9 +39,19 @@ from deepbot.domain import load_domain
 from deepbot.errors import BrowserError, DeepBotError
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
-from deepbot.routes import EMPTY_SESSION, Document, PageSnapshot, Route, Via, page_identity, route_key
+from deepbot.routes import (
+    EMPTY_SESSION,
+    Document,
+    PageSnapshot,
+    Route,
+    SessionState,
+    Via,
+    canonical_url,
+    page_identity,
+    route_key,
+)
 from deepbot.sequences import append_steps, navigate_step
-from deepbot.sessions import load_session
+from deepbot.sessions import load_session, relogged
 from deepbot.store import SqliteDocumentStore
 
 log = logging.getLogger("deepbot.crawl")
@@ -91,6 +101,11 @@ class Crawler:
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
         self._start_session: str | None = None  # digest of config.session, once opened
+        # A fresh login given to a crawl that began with another (or none): put over the
+        # sessions of routes queued before this run (not those this run made: _fresh).
+        self._relogin: SessionState | None = None
+        self._fresh: set[str] = set()
+        self._logged_out: set[str] = set()  # hosts whose pages showed the login form again
         self.frontier: SqliteRouteStore
         self.documents: SqliteDocumentStore
         self.pool: BrowserPool
@@ -114,7 +129,13 @@ class Crawler:
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
         if self.config.session is not None:  # a bad file fails here, before a browser starts
-            self._start_session = self.frontier.put_session(load_session(self.config.session))
+            login = load_session(self.config.session)
+            self._start_session = self.frontier.put_session(login)
+            earlier = {record.route.session for seed in self.seed_routes()
+                       if (record := self.frontier.get(seed.key)) is not None}
+            if earlier - {self._start_session}:
+                self._relogin = login
+                log.info("a new session for a crawl that began with another: queued routes get its login")
         settings = BrowserSettings(
             headless=self.config.headless, block_images=self.config.block_images,
             block_media=self.config.block_media, user_agent=self.config.user_agent,
@@ -206,7 +227,7 @@ class Crawler:
                 self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
                 self.stats.failures["robots"] += 1
                 return None
-        if self.politeness.refusing(route.url):
+        if self.politeness.refusing(route.url) or host_key(route.url) in self._logged_out:
             self._park(lease)
             return None
         wait = self.politeness.wait_time(route.url)
@@ -230,6 +251,8 @@ class Crawler:
 
     async def _visit(self, route: Route, host: HostSlot) -> _Outcome:
         session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
+        if self._relogin is not None and route.session not in self._fresh:
+            session = relogged(session, self._relogin)
         options = VisitOptions(
             step_timeout_ms=int(self.config.step_timeout * 1000),
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
@@ -251,6 +274,8 @@ class Crawler:
                 raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
             if snapshot.status in BACKOFF_STATUSES:
                 raise Refused(f"http {snapshot.status}", host.backoff_seconds())
+            if self._start_session is not None and snapshot.login_form and not _asked_for(route, snapshot):
+                raise LoggedOut(f"logged out: {snapshot.url} shows the login form")
             for done in (snapshot.submitted, snapshot.dismissed):
                 if done is not None:
                     # The document replays the submission that worked and the overlay it
@@ -268,6 +293,8 @@ class Crawler:
                     self.stats.outcomes["unchanged" if unchanged else "duplicate"] += 1
                     return _Outcome()
             digest = None if snapshot.session.empty else self.frontier.put_session(snapshot.session)
+            if self._relogin is not None and digest is not None:
+                self._fresh.add(digest)
             fetched = _fetched(route, snapshot)
             content = self.registry.handle(fetched)
             document = build_document(route, fetched, content)
@@ -324,11 +351,19 @@ class Crawler:
         return outcome.document
 
     def _park(self, lease: Lease) -> None:
-        """Leave a refusing host's route queued, untried, for a later run."""
+        """Leave the route of a host that refuses us, or logged us out, queued and untried
+        for a later run."""
         self.frontier.release(lease, delay_s=max(1.0, self.politeness.wait_time(lease.route.url)))
         if lease.route.key not in self._parked:
             self._parked.add(lease.route.key)
             host = host_key(lease.route.url)
+            if host in self._logged_out:
+                self.stats.logged_out[host] += 1
+                if self.stats.logged_out[host] == 1:
+                    log.warning("%s logged the crawl out (%s showed the login form): no more visits to it "
+                                "in this run; its routes stay queued (log in again and rerun with the new "
+                                "--session)", host, lease.route.url)
+                return
             self.stats.parked[host] += 1
             if self.stats.parked[host] == 1:
                 log.warning("%s refused %d visits in a row: no more visits to it in this run; its routes "
@@ -339,6 +374,10 @@ class Crawler:
         """Requeue the route with backoff, or record it failed once retries are used up."""
         if isinstance(exc, Refused) and self.politeness.refusing(lease.route.url):
             self._park(lease)  # the refusal that made the host give up is not the route's fault
+            return None
+        if isinstance(exc, LoggedOut):  # nor is the end of the session: it waits for a new one
+            self._logged_out.add(host_key(lease.route.url))
+            self._park(lease)
             return None
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
@@ -357,6 +396,15 @@ def _fetched(route: Route, snap: PageSnapshot) -> Fetched:
     return Fetched(url=route.url, final_url=snap.url, status=snap.status, content_type=snap.content_type,
                    body=snap.body or b"", html=snap.html if snap.body is None else None,
                    title=snap.title, visible_text=snap.text or None)
+
+
+def _asked_for(route: Route, snap: PageSnapshot) -> bool:
+    """Whether the route went to the page it shows on purpose: a link to it, not redirected."""
+    return route.via in (Via.SEED, Via.LINK) and canonical_url(snap.url) == canonical_url(route.url)
+
+
+class LoggedOut(DeepBotError):
+    """A crawl that started logged in met the login form again: the session has ended."""
 
 
 class Refused(BrowserError):

@@ -426,6 +426,16 @@ async (opts) => {
   const fields = "input:not([type]), input[type=text], input[type=search], textarea";
   out.forms = [document, ...shadowRoots].reduce((n, root) => n + root.querySelectorAll("form").length, 0) +
     ([document, ...shadowRoots].some((root) => [...root.querySelectorAll(fields)].some((el) => !el.form)) ? 1 : 0);
+  // A login form shown: one visible password field and a visible field for the name in
+  // its form. A crawl that started logged in meets one when the site has logged it out.
+  const visible = (el) => el.checkVisibility();
+  out.login = [...document.querySelectorAll("input[type=password]")].some((p) => {
+    if (!visible(p)) return false;
+    const scope = p.form || document;
+    return [...scope.querySelectorAll("input[type=password]")].filter(visible).length === 1 &&
+      [...scope.querySelectorAll("input:not([type]), input[type=text], input[type=email], input[type=tel]")]
+        .some(visible);
+  });
   // What the page asks of robots (<meta name="robots">, or one naming a crawler):
   // the crawler decides which apply to it (deepbot/crawl/directives.py).
   out.robots = [...document.querySelectorAll("meta[name][content]")]

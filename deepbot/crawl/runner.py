@@ -51,6 +51,11 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
         hosts = ", ".join(f"{host} ({n} routes)" for host, n in stats.parked.most_common())
         lines.append(f"Stopped visiting hosts that refused every visit: {hosts}. Their routes stay queued:"
                      " run the same command later to resume.")
+    if stats.logged_out:
+        hosts = ", ".join(f"{host} ({n} routes)" for host, n in stats.logged_out.most_common())
+        lines.append(f"Logged out by: {hosts}: its pages showed the login form again (the saved session"
+                     " expired). Their routes stay queued: log in again (deepbot login) and rerun with the"
+                     " new --session.")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

@@ -30,6 +30,7 @@ class CrawlStats:
     skipped: Counter[str] = field(default_factory=Counter)  # child routes not pushed, by reason
     failures: Counter[str] = field(default_factory=Counter)
     parked: Counter[str] = field(default_factory=Counter)  # routes left queued, by refusing host
+    logged_out: Counter[str] = field(default_factory=Counter)  # the same, by host that logged the crawl out
     # What pages needed before they gave everything: pages, and rounds where it repeats.
     page_work: Counter[str] = field(default_factory=Counter)
 

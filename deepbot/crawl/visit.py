@@ -171,6 +171,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
             challenge=_challenge(data.get("challenge")),
             robots=tuple((str(name), str(content)) for name, content in data.get("robots", ())),
+            login_form=bool(data.get("login")),
         )
     except nseql.StepError as exc:
         raise browser_error(exc, str(exc)) from exc  # its text names the line

@@ -94,3 +94,31 @@ def test_a_login_program_needs_its_variables(tmp_path: Path) -> None:
                             str(tmp_path / "s.json")], env=env, capture_output=True, text=True, timeout=60)
     assert login.returncode == 1
     assert "login.nseql:3: environment variable(s) not set: PATRON_CARD" in login.stderr
+
+
+async def test_a_session_that_ends_mid_crawl_waits_for_a_new_login(tmp_path: Path) -> None:
+    program, store = tmp_path / "login.nseql", tmp_path / "account.sqlite"
+    # Each ticket shows three account pages (the login lands on one), then the server forgets it.
+    with FixtureServer(options={"patron_ticket_pages": 3}) as site:
+        program.write_text(LOGIN.format(url=site.url("/patron/Login.aspx")))
+        stored: dict[str, str] = {}
+        logged_out = []
+        for run in ("first", "second"):
+            saved = tmp_path / f"{run}.json"
+            assert _deepbot("login", str(program), "--save", str(saved)).returncode == 0
+            config = CrawlConfig(seeds=(site.url("/patron/Default.aspx"),), store=store, session=saved,
+                                 workers=1, depth=2, settle_timeout=2.0)
+            async with Crawler(config) as crawler:
+                documents = [doc async for doc in crawler.run()]
+                logged_out.append(sum(crawler.stats.logged_out.values()))
+                pending = crawler.frontier.pending()
+            assert len(documents) == 2  # what one ticket shows after the login
+            stored.update({doc.final_url.removeprefix(site.base_url): doc.title.split(" - ")[0]
+                           for doc in documents})
+            if run == "first":
+                # The login form came back on the history: nothing stored of it, and the
+                # route stays queued for the next login (its page 2 is linked from it).
+                assert logged_out[0] == 1 and pending == 1
+        # The second login went to the routes queued in the first run: the account is complete.
+        assert stored == patron.ACCOUNT
+        assert logged_out[1] == 0
