@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -86,6 +87,17 @@ def save_session(state: SessionState, path: str | Path) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
+
+
+def logged_into(login: SessionState, url: str) -> bool:
+    """Whether the login holds something for ``url``'s host: a cookie of its domain (or a
+    parent domain), or its origin's localStorage."""
+    host = (urlsplit(url).hostname or "").lower()
+    domains = {str(c.get("domain") or urlsplit(str(c.get("url", ""))).hostname or "").lstrip(".").lower()
+               for c in login.cookies}
+    domains |= {(urlsplit(o["origin"]).hostname or "").lower()
+                for o in login.origins if o.get("localStorage")}
+    return any(d and (host == d or host.endswith("." + d)) for d in domains)
 
 
 def relogged(session: SessionState, login: SessionState) -> SessionState:

@@ -11,7 +11,7 @@ import pytest
 import nseql
 from deepbot.errors import ConfigError
 from deepbot.routes import SessionState
-from deepbot.sessions import expand_variables, load_session, relogged, save_session
+from deepbot.sessions import expand_variables, load_session, logged_into, relogged, save_session
 
 # As Playwright's context.storage_state() writes it.
 PLAYWRIGHT_STATE = {
@@ -88,3 +88,15 @@ def test_a_fresh_login_goes_over_a_route_session_and_keeps_the_rest() -> None:
         ("ASP.NET_SessionId", "/"): "s2"}
     assert {o["origin"]: {i["name"]: i["value"] for i in o["localStorage"]} for o in merged.origins} == {
         "https://lib.test": {"token": "new", "view": "list"}, "https://sso.test": {"id": "7"}}
+
+
+def test_which_hosts_a_login_is_for() -> None:
+    stored = [{"name": "t", "value": "x"}]
+    login = SessionState(cookies=({"name": "a", "value": "1", "domain": ".lib.test", "path": "/"},
+                                  {"name": "b", "value": "2", "url": "https://sso.example/"}),
+                         origins=({"origin": "https://app.test", "localStorage": stored},
+                                  {"origin": "https://empty.test", "localStorage": []}))
+    assert all(logged_into(login, url) for url in ("https://lib.test/x", "http://www.lib.test/",
+                                                   "https://sso.example/a", "https://app.test/"))
+    assert not any(logged_into(login, url) for url in ("https://otherlib.test/", "https://empty.test/",
+                                                       "https://example/"))

@@ -51,7 +51,7 @@ from deepbot.routes import (
     route_key,
 )
 from deepbot.sequences import append_steps, navigate_step
-from deepbot.sessions import load_session, relogged
+from deepbot.sessions import load_session, logged_into, relogged
 from deepbot.store import SqliteDocumentStore
 
 log = logging.getLogger("deepbot.crawl")
@@ -101,6 +101,7 @@ class Crawler:
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
         self._start_session: str | None = None  # digest of config.session, once opened
+        self._login: SessionState | None = None  # and the session itself
         # A fresh login given to a crawl that began with another (or none): put over the
         # sessions of routes queued before this run (not those this run made: _fresh).
         self._relogin: SessionState | None = None
@@ -129,7 +130,7 @@ class Crawler:
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
         if self.config.session is not None:  # a bad file fails here, before a browser starts
-            login = load_session(self.config.session)
+            self._login = login = load_session(self.config.session)
             self._start_session = self.frontier.put_session(login)
             earlier = {record.route.session for seed in self.seed_routes()
                        if (record := self.frontier.get(seed.key)) is not None}
@@ -274,7 +275,8 @@ class Crawler:
                 raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
             if snapshot.status in BACKOFF_STATUSES:
                 raise Refused(f"http {snapshot.status}", host.backoff_seconds())
-            if self._start_session is not None and snapshot.login_form and not _asked_for(route, snapshot):
+            if (self._login is not None and snapshot.login_form and not _asked_for(route, snapshot)
+                    and logged_into(self._login, snapshot.url)):
                 raise LoggedOut(f"logged out: {snapshot.url} shows the login form")
             for done in (snapshot.submitted, snapshot.dismissed):
                 if done is not None:
