@@ -42,6 +42,10 @@ class CrawlConfig(BaseModel):
     exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
     same_site: bool = True  # only follow links to the seeds' hosts
     keywords: str | None = None  # boolean keyword query deciding what is stored
+    # A focused crawl's topic, in words: links nearest to it are followed first (best-first).
+    topic: str | None = None
+    topic_threshold: float = Field(
+        0.2, ge=0, le=1, description="a page this similar to the topic counts as relevant (harvest rate)")
     content_types: tuple[str, ...] = ()  # store only these (prefixes); empty = all
 
     # politeness
@@ -78,6 +82,16 @@ class CrawlConfig(BaseModel):
     max_scrolls: int = Field(
         5, ge=0, description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks"
     )
+
+    @field_validator("topic")
+    @classmethod
+    def _topic_has_words(cls, topic: str | None) -> str | None:
+        if topic is not None:
+            from deepbot.content.topic import terms
+
+            if not terms(topic):
+                raise ValueError(f"the topic {topic!r} has no words to look for (only stop words?)")
+        return topic
 
     @field_validator("seeds")
     @classmethod

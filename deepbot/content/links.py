@@ -9,11 +9,12 @@ it acts on may only be reachable that way (after a form POST, say).
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from deepbot.content.postprocess import ProcessContext
+from deepbot.content.topic import Topic
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -97,19 +98,20 @@ def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.L
     return _link_route(parent, url, route_key(Via.LINK, url), session, via)
 
 
-def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via) -> Route:
+def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
+                priority: float = 0.0) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
     program = steps if session is None else append_steps(parent.program, steps)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
-    return Route(key=key, url=url, via=via, depth=depth,
+    return Route(key=key, url=url, via=via, depth=depth, priority=priority,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
                  domain=parent.domain, query=parent.query, form_url=parent.form_url)
 
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
-                 via: Via = Via.SCRIPT, key: str | None = None) -> Route:
+                 via: Via = Via.SCRIPT, key: str | None = None, priority: float = 0.0) -> Route:
     """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
     chooses its option (a jump menu).
 
@@ -124,6 +126,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
         key=key or route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
+        priority=priority,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url,
@@ -132,7 +135,8 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
 
 def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  scripts: Iterable[ScriptElement], session: str | None, scope: Scope, *, max_depth: int,
-                 page: str = "", known: Container[str] = frozenset()) -> ObtainedLinks:
+                 page: str = "", known: Container[str] = frozenset(),
+                 priority: Callable[[str], float] | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -144,7 +148,15 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     whatever order it runs in; "Next" only where no button has a number. Routes whose
     key is ``known`` (already in the frontier, which would ignore them) are not built at
     all: on most sites nearly every link of a page is one the crawl already has.
+    ``priority`` rates a link or script element by its text (a focused crawl's, see
+    content.topic); a results pager keeps its parent's priority.
     """
+
+    def rate(via: Via, text: str) -> float:
+        if via is Via.NEXT:
+            return parent.priority
+        return priority(text) if priority is not None else 0.0
+
     out = ObtainedLinks()
     in_results = parent.domain is not None
     at_limit = parent.depth >= max_depth
@@ -166,7 +178,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if key in seen or key == parent.key or key in known:
             continue
         seen.add(key)
-        out.routes.append(_link_route(parent, url, key, session, via))
+        out.routes.append(_link_route(parent, url, key, session, via, rate(via, text)))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
@@ -182,7 +194,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 continue
             numbered = pager.get(script.selector)
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
-                                 key=route_key(via, page_url, numbered) if numbered else None)
+                                 key=route_key(via, page_url, numbered) if numbered else None,
+                                 priority=rate(via, script.text))
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
@@ -207,8 +220,10 @@ class ObtainLinks:
     name = "obtain-links"
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
-                 skipped: dict[str, int] | None = None, known: Container[str] = frozenset()):
+                 skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
+                 topic: Topic | None = None):
         self.scope = scope
+        self.topic = topic  # a focused crawl's: links are rated by it (best-first)
         self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
         self.follow_nofollow = follow_nofollow
@@ -223,8 +238,14 @@ class ObtainLinks:
             self.skipped["rel=nofollow"] = self.skipped.get("rel=nofollow", 0) + len(snap.links) - len(links)
         # The page's identity (a hash of all its text) names click routes only.
         page = page_identity(snap.url, snap.text) if snap.scripts else ""
+        priority = None
+        if self.topic is not None:
+            topic, near = self.topic, self.topic.similarity(ctx.document.text)
+            ctx.document = ctx.document.model_copy(
+                update={"meta": {**ctx.document.meta, "topic_similarity": f"{near:.4f}"}})
+            priority = lambda text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
-                                max_depth=self.max_depth, page=page, known=self.known)
+                                max_depth=self.max_depth, page=page, known=self.known, priority=priority)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

@@ -30,6 +30,7 @@ from deepbot.content import (
 )
 from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
+from deepbot.content.topic import Topic
 from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
@@ -92,8 +93,9 @@ class Crawler:
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
+        self.topic = Topic(config.topic) if config.topic else None
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
-                                 follow_nofollow=not config.obey_meta_robots)
+                                 follow_nofollow=not config.obey_meta_robots, topic=self.topic)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
@@ -320,6 +322,11 @@ class Crawler:
         self.stats.fetched += 1
         self.stats.outcomes[ctx.relevance.reason] += 1
         children = ctx.routes
+        if self.topic is not None:
+            near = float(ctx.document.meta.get("topic_similarity", 0))
+            self.stats.on_topic += near >= self.config.topic_threshold
+            # The domain's queries are the crawl's task: before any link, however near.
+            children = [c.model_copy(update={"priority": 1.0}) if c.via is Via.FORM else c for c in children]
         if self.config.obey_meta_robots and directives.nofollow:
             # Its links, script links and pagers are not followed; the domain's queries
             # on its forms are the crawl's own task, not links.

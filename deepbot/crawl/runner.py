@@ -15,13 +15,16 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int
         async for _document in crawler.run():
             pass
         counts = crawler.frontier.counts()
-    print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts))
+    print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts,
+                  topic=config.topic, topic_threshold=config.topic_threshold))
     return 0
 
 
 def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
-            forms: Mapping[str, int] | None = None) -> str:
-    """What the crawl did; ``forms``: the Form Analyzer's counts (FormQueries.counts)."""
+            forms: Mapping[str, int] | None = None, topic: str | None = None,
+            topic_threshold: float = 0.0) -> str:
+    """What the crawl did; ``forms``: the Form Analyzer's counts (FormQueries.counts);
+    ``topic``: a focused crawl's, whose harvest rate is reported."""
     lines = [
         f"Crawl finished: {stats.fetched} pages fetched, {stats.stored} documents stored, "
         f"{stats.failed} routes failed ({stats.rate():.1f} pages/s).",
@@ -56,6 +59,9 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
         lines.append(f"Logged out by: {hosts}: its pages showed the login form again (the saved session"
                      " expired). Their routes stay queued: log in again (deepbot login) and rerun with the"
                      " new --session.")
+    if topic is not None and stats.fetched:
+        lines.append(f"Topic: harvest rate {stats.on_topic / stats.fetched:.0%} ({stats.on_topic} of"
+                     f" {stats.fetched} pages at similarity ≥ {topic_threshold:g} to {topic!r})")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

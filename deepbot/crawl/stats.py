@@ -23,6 +23,7 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     fetched: int = 0  # routes whose page was loaded (stored or not)
     stored: int = 0
+    on_topic: int = 0  # a focused crawl's pages at least topic_threshold near its topic
     failed: int = 0
     retried: int = 0
     in_flight: int = 0

@@ -78,3 +78,15 @@ def test_form_metrics_bench_scores_every_true_association() -> None:
         assert 0 < overall["hits"] <= min(overall["found"], overall["real"])
         assert overall["precision"] == pytest.approx(overall["hits"] / overall["found"], abs=1e-4)
         assert overall["recall"] == pytest.approx(overall["hits"] / overall["real"], abs=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_focus_bench_counts_what_each_crawler_reached() -> None:
+    rows = _bench_json(str(BENCH / "focus.py"), "--budgets", "12", timeout=110)
+    assert [(row["crawler"], row["budget"], row["fetched"]) for row in rows] == [
+        ("breadth-first", 12, 12), ("best-first", 12, 12)]
+    for row in rows:
+        assert 0 <= row["relevant"] <= 12
+        assert row["harvest_rate"] == pytest.approx(row["relevant"] / 12, abs=1e-4)
