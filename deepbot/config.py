@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_STORE = "deepbot-store.sqlite"
 DEFAULT_USER_AGENT = "DeepBot/0.1 (+https://github.com/deepbot/deepbot)"
@@ -44,6 +44,9 @@ class CrawlConfig(BaseModel):
     keywords: str | None = None  # boolean keyword query deciding what is stored
     # A focused crawl's topic, in words: links nearest to it are followed first (best-first).
     topic: str | None = None
+    # A structure-driven crawl's sample page: the pages built from its template are stored
+    # (INDESIT, content/structure.py). It is the first seed.
+    like: str | None = None
     topic_threshold: float = Field(
         0.2, ge=0, le=1, description="a page this similar to the topic counts as relevant (harvest rate)")
     content_types: tuple[str, ...] = ()  # store only these (prefixes); empty = all
@@ -92,6 +95,16 @@ class CrawlConfig(BaseModel):
             if not terms(topic):
                 raise ValueError(f"the topic {topic!r} has no words to look for (only stop words?)")
         return topic
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sample_first(cls, values: Any) -> Any:
+        if isinstance(values, dict) and values.get("like"):
+            if values.get("topic"):
+                raise ValueError("a crawl is driven by a topic or by a sample page's structure, not both")
+            seeds = tuple(values.get("seeds") or ())
+            values = {**values, "seeds": (values["like"], *(s for s in seeds if s != values["like"]))}
+        return values
 
     @field_validator("seeds")
     @classmethod

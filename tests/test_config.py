@@ -59,3 +59,13 @@ def test_how_many_refusals_before_a_host_is_left_for_the_next_run() -> None:
     assert config_from_args(args).give_up_after == 2
     with pytest.raises(ConfigError, match="give_up_after"):
         config_from_args(build_parser().parse_args(["crawl", "--seed", "http://a/", "--give-up-after", "0"]))
+
+
+def test_a_sample_page_is_the_first_seed_and_excludes_a_topic() -> None:
+    from deepbot.errors import ConfigError
+    from deepbot.settings import validate_config
+
+    config = CrawlConfig(like="http://cup.test/player/1", seeds=("http://cup.test/", "http://cup.test/player/1"))
+    assert config.seeds == ("http://cup.test/player/1", "http://cup.test/")
+    with pytest.raises(ConfigError, match="a topic or by a sample page's structure, not both"):
+        validate_config({"like": "http://cup.test/player/1", "topic": "football"}, "command line")

@@ -13,7 +13,7 @@ from deepbot.config import DEFAULT_STORE, CrawlConfig
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
-          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session", "topic")
+          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session", "topic", "like")
 
 
 def register(sub: Any) -> None:
@@ -37,6 +37,8 @@ def register(sub: Any) -> None:
                    help='store only documents matching, e.g. \'java AND (xml OR "web services")\'')
     p.add_argument("--topic", metavar="WORDS",
                    help="focused crawl: follow first the links nearest to these words (best-first)")
+    p.add_argument("--like", metavar="URL",
+                   help="structure-driven crawl: store the pages built like this sample page (INDESIT)")
     p.add_argument("--user-agent")
     p.add_argument("--min-delay", type=float, help="seconds between requests to one host")
     p.add_argument("--per-host-concurrency", type=int)

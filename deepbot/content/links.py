@@ -136,7 +136,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
 def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  scripts: Iterable[ScriptElement], session: str | None, scope: Scope, *, max_depth: int,
                  page: str = "", known: Container[str] = frozenset(),
-                 priority: Callable[[str], float] | None = None) -> ObtainedLinks:
+                 priority: Callable[[str, str], float] | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -148,14 +148,15 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     whatever order it runs in; "Next" only where no button has a number. Routes whose
     key is ``known`` (already in the frontier, which would ignore them) are not built at
     all: on most sites nearly every link of a page is one the crawl already has.
-    ``priority`` rates a link or script element by its text (a focused crawl's, see
-    content.topic); a results pager keeps its parent's priority.
+    ``priority`` rates a link or script element by its URL and text (a focused crawl's,
+    content.topic; a structure-driven one's, content.structure); a results pager keeps
+    its parent's priority.
     """
 
-    def rate(via: Via, text: str) -> float:
+    def rate(via: Via, url: str, text: str) -> float:
         if via is Via.NEXT:
             return parent.priority
-        return priority(text) if priority is not None else 0.0
+        return priority(url, text) if priority is not None else 0.0
 
     out = ObtainedLinks()
     in_results = parent.domain is not None
@@ -178,7 +179,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if key in seen or key == parent.key or key in known:
             continue
         seen.add(key)
-        out.routes.append(_link_route(parent, url, key, session, via, rate(via, text)))
+        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text)))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
@@ -195,7 +196,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             numbered = pager.get(script.selector)
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
                                  key=route_key(via, page_url, numbered) if numbered else None,
-                                 priority=rate(via, script.text))
+                                 priority=rate(via, page_url, script.text))
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
@@ -238,12 +239,12 @@ class ObtainLinks:
             self.skipped["rel=nofollow"] = self.skipped.get("rel=nofollow", 0) + len(snap.links) - len(links)
         # The page's identity (a hash of all its text) names click routes only.
         page = page_identity(snap.url, snap.text) if snap.scripts else ""
-        priority = None
+        priority = ctx.link_priority
         if self.topic is not None:
             topic, near = self.topic, self.topic.similarity(ctx.document.text)
             ctx.document = ctx.document.model_copy(
                 update={"meta": {**ctx.document.meta, "topic_similarity": f"{near:.4f}"}})
-            priority = lambda text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
+            priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known, priority=priority)
         for reason, count in obtained.skipped.items():

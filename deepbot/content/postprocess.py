@@ -11,7 +11,7 @@ Links and the Form Analyzer plug in the same way.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -37,6 +37,9 @@ class ProcessContext:
     snapshot: PageSnapshot | None = None  # links and script elements the browser saw
     session: str | None = None  # digest of the session captured after the page (None: empty)
     routes: list[Route] = field(default_factory=list)  # new routes, pushed after success
+    # A priority policy's rating of the page's links, (url, anchor text) → priority: set by
+    # a processor before Obtain Links (a structure-driven crawl's); larger is leased first.
+    link_priority: Callable[[str, str], float] | None = None
 
 
 class Processor(Protocol):

@@ -30,6 +30,7 @@ from deepbot.content import (
 )
 from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
+from deepbot.content.structure import StructureModel, StructureProcessor
 from deepbot.content.topic import Topic
 from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
@@ -48,6 +49,7 @@ from deepbot.routes import (
     SessionState,
     Via,
     canonical_url,
+    doc_id,
     page_identity,
     route_key,
 )
@@ -94,11 +96,13 @@ class Crawler:
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
         self.topic = Topic(config.topic) if config.topic else None
+        self.structure = StructureModel(config.like) if config.like else None
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots, topic=self.topic)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         # Main text first (documents are stored with it), then what feeds the frontier.
-        self.chain = PostProcessChain([MainTextProcessor(), self.links, self.forms, *processors])
+        shape = [StructureProcessor(self.structure, self._raise_links)] if self.structure is not None else []
+        self.chain = PostProcessChain([MainTextProcessor(), *shape, self.links, self.forms, *processors])
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
@@ -131,6 +135,10 @@ class Crawler:
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        if self.structure is not None:  # resumed: the sample was read by an earlier run
+            sample = self.documents.get(doc_id(route_key(Via.SEED, self.config.seeds[0])))
+            if sample is not None and sample.html:
+                self.structure.learn_sample(sample.html)
         if self.config.session is not None:  # a bad file fails here, before a browser starts
             self._login = login = load_session(self.config.session)
             self._start_session = self.frontier.put_session(login)
@@ -358,6 +366,9 @@ class Crawler:
             self.stats.stored += 1
         self.frontier.ack_done(lease)
         return outcome.document
+
+    def _raise_links(self, urls: list[str], priority: float) -> None:
+        self.frontier.raise_priority((route_key(Via.LINK, url) for url in urls), priority)
 
     def _park(self, lease: Lease) -> None:
         """Leave the route of a host that refuses us, or logged us out, queued and untried

@@ -132,6 +132,11 @@ class RouteStore(Protocol):
         """The route with this key and its state, if it was pushed."""
         ...
 
+    def raise_priority(self, keys: Iterable[str], priority: float) -> int:
+        """Give queued routes with these keys ``priority`` where theirs is lower (a priority
+        policy that learned more since they were pushed); return how many changed."""
+        ...
+
     def claim_page(self, identity: str, key: str) -> bool:
         """Record that route ``key`` reached the page ``identity`` (a page_identity());
         True if no other route had, so this route is the one to store it. The claim is

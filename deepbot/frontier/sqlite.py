@@ -314,6 +314,16 @@ class SqliteRouteStore:
         data, state, attempts, not_before, reason = rows[0]
         return RouteRecord(_decode(data), _PUBLIC[state], attempts, not_before, reason)
 
+    def raise_priority(self, keys: Iterable[str], priority: float) -> int:
+        batch = [(priority, key, priority) for key in keys]
+        if not batch:
+            return 0
+        with self._write() as db:
+            before = db.total_changes
+            db.executemany(f"UPDATE routes SET priority = ? WHERE key = ? AND state IN ({QUEUED}, {DELAYED})"
+                           " AND priority < ?", batch)
+            return db.total_changes - before
+
     def claim_page(self, identity: str, key: str) -> bool:
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO pages_reached VALUES (?, ?)", (identity, key))

@@ -90,3 +90,16 @@ def test_focus_bench_counts_what_each_crawler_reached() -> None:
     for row in rows:
         assert 0 <= row["relevant"] <= 12
         assert row["harvest_rate"] == pytest.approx(row["relevant"] / 12, abs=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_structure_bench_scores_what_the_structure_crawl_stored() -> None:
+    rows = _bench_json(str(BENCH / "structure.py"), "--budgets", "15", timeout=110)
+    assert [(row["crawler"], row["fetched"]) for row in rows] == [("breadth-first", 15), ("structure", 15)]
+    for row in rows:
+        assert 0 <= row["players_fetched"] <= row["pages_to_last_player"] <= 15
+    structure = rows[1]
+    assert 0 <= structure["precision"] <= 1 and structure["recall"] == pytest.approx(
+        structure["precision"] * structure["stored"] / 48, abs=1e-3)

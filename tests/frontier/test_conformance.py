@@ -339,6 +339,18 @@ def test_an_unknown_session_is_a_store_error(store: RouteStore) -> None:
         store.get_session("0" * 32)
 
 
+# -- priorities learned later ------------------------------------------------------
+
+
+def test_raise_priority_raises_queued_routes_only(store: RouteStore) -> None:
+    store.push([link(i) for i in range(4)])
+    (first,) = store.lease(1, "w", ttl_s=60)
+    store.ack_done(first)  # link 0 is done: nothing to raise
+    assert store.raise_priority([link(n).key for n in (0, 2, 3)] + ["never pushed"], 5.0) == 2
+    assert store.raise_priority([link(2).key], 1.0) == 0  # never lowered
+    assert keys(store.lease(3, "w", ttl_s=60)) == [link(2).key, link(3).key, link(1).key]
+
+
 # -- pages reached by acting -------------------------------------------------------
 
 

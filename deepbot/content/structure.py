@@ -1,0 +1,169 @@
+"""Structure-driven crawling by example (INDESIT): from one sample page, the pages of a site
+built from the same template.
+
+Blanco, Crescenzi and Merialdo, "Efficiently locating collections of web pages to
+wrap" (§2–3). A page is modelled by its links: a *link collection* is one
+root-to-anchor tag path (its *tag-list*, ``html/body/table/tr/td/a``) with the links that
+share it, and the *page schema* is the set of its tag-lists. Two pages are alike when
+the Jaccard coefficient of their schemas is at least T (0.85, the paper's). Pages with
+one schema form a *cluster*; a cluster's tag-list is a *class-link*, and the links of
+one collection are *homologous*: they tend to lead to pages of one kind.
+
+INDESIT explores a site by recursion over neighbouring clusters. Here it is a frontier
+priority policy in the one engine, learning as the crawl goes, as the paper's site model
+does:
+
+- a collection that holds a link to a page already known to be a target (the sample,
+  or one found since) is followed first: its other links are homologous, likely targets
+  too (the paper's back class-links, the pages that serve as indices over the targets);
+- every other link is rated by what its class-link has given so far: the share of the
+  pages it led to that were targets, or indices (pages linking back to targets);
+- a class-link never tried is probed, as INDESIT checks the homologous-link conjecture:
+  the first PROBES links of its collection get an even chance, the rest wait at the
+  bottom of the frontier; once a probe shows the class-link leads to targets or
+  indices, the links that wait are raised to its value (``RouteStore.raise_priority``),
+  and a collection of news stories or ads costs PROBES downloads, not all of them;
+- a target page is stored; any other page is only a way to them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from deepbot.content.filters import Decision
+from deepbot.content.postprocess import ProcessContext
+from deepbot.routes import canonical_url
+
+SIMILAR = 0.85  # the paper's T
+STRUCTURE_MISMATCH = "structure-mismatch"
+HOMOLOGOUS = 0.95  # priority of a link whose collection holds a known target
+PROBES = 3  # links of an untried class-link's collection followed first (the paper's n)
+WAITING = 0.01  # the others' priority until a probe tells
+_MAX_ORIGINS = 1_000_000  # links remembered with the class-link they came by; then forgotten
+
+
+def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
+    """The page's link collections: tag-list → the canonical http(s) URLs sharing it."""
+    tree = LexborHTMLParser(html)
+    out: dict[str, list[str]] = {}
+    for anchor in tree.css("a[href]"):
+        href = (anchor.attributes.get("href") or "").strip()
+        url = urljoin(page_url, href)
+        if urlsplit(url).scheme not in ("http", "https"):
+            continue
+        path = []
+        node: LexborNode | None = anchor
+        while node is not None and node.tag and node.tag[0] not in "-#":
+            path.append(node.tag)
+            node = node.parent
+        out.setdefault("/".join(reversed(path)), []).append(canonical_url(url))
+    return {tags: tuple(dict.fromkeys(urls)) for tags, urls in out.items()}
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+@dataclass
+class _ClassLink:
+    tried: int = 0  # pages reached through it
+    targets: int = 0
+    indices: int = 0  # non-target pages that link to a target
+
+    def value(self) -> float:
+        # Laplace's estimate: an untried class-link is worth half; an index counts half a target.
+        return (self.targets + 0.5 * self.indices + 0.5) / (self.tried + 1)
+
+
+class StructureModel:
+    """The site model of one structure-driven crawl: the sample's schema, what each
+    class-link has led to, and which pages are targets."""
+
+    def __init__(self, sample: str, threshold: float = SIMILAR) -> None:
+        self.sample = canonical_url(sample)
+        self.threshold = threshold
+        self.schema: frozenset[str] | None = None  # the sample's, once it has been read
+        self.targets: set[str] = {self.sample}
+        self._links: dict[tuple[str, str], _ClassLink] = {}
+        self._origin: dict[str, tuple[str, str]] = {}  # URL → the class-link it was found by
+        self._waiting: dict[tuple[str, str], set[str]] = {}  # untried class-link → links not probed
+
+    def learn_sample(self, html: str) -> None:
+        self.schema = frozenset(link_collections(html, self.sample))
+
+    def similarity(self, collections: dict[str, tuple[str, ...]]) -> float:
+        return jaccard(frozenset(collections), self.schema) if self.schema is not None else 0.0
+
+    def observe(self, url: str, collections: dict[str, tuple[str, ...]]) -> tuple[bool, list[str], float]:
+        """A page was read: whether it is a target; the class-link that led to it learns.
+        Also the links that waited for that class-link's probes, when they showed it worth
+        following, with the priority to raise them to."""
+        url = canonical_url(url)
+        target = url == self.sample or self.similarity(collections) >= self.threshold
+        if target:
+            self.targets.add(url)
+        origin = self._origin.pop(url, None)
+        if origin is None:
+            return target, [], 0.0
+        link = self._links.setdefault(origin, _ClassLink())
+        link.tried += 1
+        if target:
+            link.targets += 1
+        elif any(u in self.targets for urls in collections.values() for u in urls):
+            link.indices += 1
+        waiting = self._waiting.pop(origin, set()) if link.targets or link.indices else set()
+        return target, sorted(waiting), link.value()
+
+    def rater(self, collections: dict[str, tuple[str, ...]]) -> Callable[[str, str], float]:
+        """The priority of each link of a page just observed (by URL; its text is not used)."""
+        cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
+        rates: dict[str, float] = {}
+        if len(self._origin) > _MAX_ORIGINS:
+            self._origin.clear()
+        for tags, urls in collections.items():
+            key = (cluster, tags)
+            known = self._links.get(key)
+            for n, url in enumerate(urls):
+                if any(u in self.targets for u in urls):
+                    rate = HOMOLOGOUS
+                elif known is not None:
+                    rate = known.value()
+                elif n < PROBES:
+                    rate = _ClassLink().value()
+                else:
+                    rate = WAITING
+                    self._waiting.setdefault(key, set()).add(url)
+                rates[url] = max(rate, rates.get(url, 0.0))
+                self._origin.setdefault(url, key)
+        return lambda url, _text: round(rates.get(canonical_url(url), 0.0), 6)
+
+
+class StructureProcessor:
+    """Post-processing for a structure-driven crawl: the target test (only pages like the
+    sample are stored) and the link priorities Obtain Links gives the page's routes."""
+
+    name = "structure"
+
+    def __init__(self, model: StructureModel, raise_priority: Callable[[list[str], float], object]) -> None:
+        self.model = model
+        self.raise_priority = raise_priority  # (URLs of link routes, priority): the frontier's
+    async def process(self, ctx: ProcessContext) -> None:
+        html = ctx.document.html
+        collections = link_collections(html, ctx.document.final_url) if html else {}
+        if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:
+            self.model.learn_sample(html)
+        target, waiting, worth = self.model.observe(ctx.route.url, collections)
+        if waiting:
+            self.raise_priority(waiting, worth)
+        near = self.model.similarity(collections)
+        ctx.document = ctx.document.model_copy(
+            update={"meta": {**ctx.document.meta, "structure_similarity": f"{near:.4f}"}})
+        if not target and ctx.relevance.keep:
+            ctx.relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
+        ctx.link_priority = self.model.rater(collections)

@@ -1,0 +1,66 @@
+"""INDESIT's page model and the structure-driven priority policy, without a browser."""
+
+from __future__ import annotations
+
+from deepbot.content.structure import HOMOLOGOUS, PROBES, WAITING, StructureModel, jaccard, link_collections
+
+SITE = "http://cup.test"
+
+
+def _page(*blocks: str) -> str:
+    return f"<html><body><div id=top><a href='/'>Home</a></div>{''.join(blocks)}</body></html>"
+
+
+def _list(*paths: str) -> str:
+    return "<ul>" + "".join(f"<li><a href='{p}'>x</a></li>" for p in paths) + "</ul>"
+
+
+def _table(*paths: str) -> str:
+    return "<table>" + "".join(f"<tr><td><a href='{p}'>x</a></td></tr>" for p in paths) + "</table>"
+
+
+def test_link_collections_are_root_to_anchor_tag_paths() -> None:
+    html = _page(_table("/p/1", "p/2#top", "/p/1"), "<p><a href='mailto:a@b'>m</a><a href='ftp://x/'>f</a></p>")
+    assert link_collections(html, f"{SITE}/team/") == {
+        "html/body/div/a": (f"{SITE}/",),
+        "html/body/table/tbody/tr/td/a": (f"{SITE}/p/1", f"{SITE}/team/p/2"),  # canonical, once each
+    }
+
+
+def test_pages_are_alike_by_the_jaccard_coefficient_of_their_schemas() -> None:
+    assert jaccard(frozenset("abc"), frozenset("abc")) == 1.0
+    assert jaccard(frozenset("abcd"), frozenset("abc")) == 0.75
+    assert jaccard(frozenset(), frozenset()) == 1.0
+
+
+def test_a_collection_holding_a_known_target_is_followed_first() -> None:
+    sample = _page("<p class=team><a href='/team/bra'>Brazil</a></p>", _list("/player/2", "/player/3"))
+    model = StructureModel(f"{SITE}/player/1")
+    model.learn_sample(sample)
+    assert model.observe(f"{SITE}/player/1", link_collections(sample, f"{SITE}/player/1"))[0]
+    # A team page: its squad table holds the sample, so every player in it is likely one too.
+    team = _page(_table("/player/1", "/player/4", "/player/5"), _list("/news/1"))
+    collections = link_collections(team, f"{SITE}/team/bra")
+    assert not model.observe(f"{SITE}/team/bra", collections)[0]
+    rate = model.rater(collections)
+    assert rate(f"{SITE}/player/4", "") == rate(f"{SITE}/player/5", "") == HOMOLOGOUS
+    assert rate(f"{SITE}/news/1", "") < HOMOLOGOUS
+
+
+def test_an_untried_collection_is_probed_and_the_rest_wait_for_the_verdict() -> None:
+    model = StructureModel(f"{SITE}/player/1")
+    model.learn_sample(_page(_list("/player/2")))
+    index = _page(_table(*(f"/team/{n}" for n in range(6))))
+    rate = model.rater(link_collections(index, f"{SITE}/teams/"))
+    rates = [rate(f"{SITE}/team/{n}", "") for n in range(6)]
+    assert rates[:PROBES] == [0.5] * PROBES and rates[PROBES:] == [WAITING] * (6 - PROBES)
+    # The first probe is a team page listing a known target (an index): the others are raised.
+    team = link_collections(_page(_table("/player/1", "/player/9")), f"{SITE}/team/0")
+    target, waiting, worth = model.observe(f"{SITE}/team/0", team)
+    assert not target and waiting == [f"{SITE}/team/{n}" for n in range(PROBES, 6)] and worth == 0.5
+    # A probe that leads nowhere raises nothing, and its class-link is worth less from then on.
+    news = _page(_list(*(f"/news/{n}" for n in range(6))))
+    rate = model.rater(link_collections(news, f"{SITE}/news/"))
+    story = link_collections(_page("<p>A story.</p>"), f"{SITE}/news/0")
+    assert model.observe(f"{SITE}/news/0", story)[1:] == ([], 0.25)
+    assert rate(f"{SITE}/news/5", "") == WAITING

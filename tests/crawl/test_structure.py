@@ -1,0 +1,47 @@
+"""Structure-driven crawling by example (INDESIT): from one player page of a tournament
+site, the player pages, and nothing else, sooner than breadth-first.
+
+fixtures/sites/worldcup.py: 110 pages from six templates, 48 of them player pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from fixtures.server import FixtureServer
+from fixtures.sites import worldcup
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SAMPLE = "/cup/player/bra-1"
+
+
+async def _crawl(site: FixtureServer, store: Path, *, like: bool, budget: int | None) -> tuple[set[str], int]:
+    sample = site.url(SAMPLE)
+    config = CrawlConfig.model_validate({
+        **({"like": sample} if like else {"seeds": (sample,)}), "store": store, "workers": 2, "depth": 8,
+        "max_pages": budget, "settle_timeout": 2.0})
+    async with Crawler(config) as crawler:
+        stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+        fetched = {path.split("?")[0] for _, path in site.hits} & set(worldcup.PLAYERS)
+        return stored, len(fetched)
+
+
+async def test_the_player_pages_come_first_and_alone(tmp_path: Path) -> None:
+    with FixtureServer() as site:
+        stored, players = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=60)
+    assert stored <= worldcup.PLAYERS  # nothing but player pages is kept
+    assert len(stored) == players >= 30  # of the 48, in 60 downloads
+    with FixtureServer() as site:
+        _, players = await _crawl(site, tmp_path / "plain.sqlite", like=False, budget=60)
+    assert players <= 12  # breadth-first: the news archive and the indices first
+
+
+async def test_a_whole_structure_crawl_finds_every_player_page(tmp_path: Path) -> None:
+    with FixtureServer() as site:
+        stored, _ = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=None)
+    assert stored == worldcup.PLAYERS
