@@ -44,6 +44,8 @@ class CrawlConfig(BaseModel):
     keywords: str | None = None  # boolean keyword query deciding what is stored
     # A focused crawl's topic, in words: links nearest to it are followed first (best-first).
     topic: str | None = None
+    # An earlier crawl's store to learn paths to the topic from (the HMM crawler, content/hmm.py).
+    learn_from: Path | None = None
     # A structure-driven crawl's sample page: the pages built from its template are stored
     # (INDESIT, content/structure.py). It is the first seed.
     like: str | None = None
@@ -96,13 +98,19 @@ class CrawlConfig(BaseModel):
                 raise ValueError(f"the topic {topic!r} has no words to look for (only stop words?)")
         return topic
 
+    @model_validator(mode="after")
+    def _learning_needs_a_topic(self) -> CrawlConfig:
+        if self.learn_from is not None and not self.topic:
+            raise ValueError("learn_from learns paths to a topic: give the topic too")
+        return self
+
     @model_validator(mode="before")
     @classmethod
     def _sample_first(cls, values: Any) -> Any:
         if isinstance(values, dict) and values.get("like"):
             if values.get("topic"):
                 raise ValueError("a crawl is driven by a topic or by a sample page's structure, not both")
-            seeds = tuple(values.get("seeds") or ())
+            seeds = tuple(values.get("seeds") or ())  # the sample first
             values = {**values, "seeds": (values["like"], *(s for s in seeds if s != values["like"]))}
         return values
 

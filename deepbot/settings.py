@@ -19,8 +19,10 @@ def load_config(path: str | Path) -> CrawlConfig:
     updates: dict[str, Any] = {}
     if "store" in config.model_fields_set and not config.store.is_absolute():
         updates["store"] = base / config.store
-    if config.session is not None and not config.session.is_absolute():
-        updates["session"] = base / config.session
+    for key in ("session", "learn_from"):
+        value = getattr(config, key)
+        if value is not None and not value.is_absolute():
+            updates[key] = base / value
     if config.domains:
         updates["domains"] = tuple(d if d.is_absolute() else base / d for d in config.domains)
     return config.model_copy(update=updates) if updates else config

@@ -13,7 +13,8 @@ from deepbot.config import DEFAULT_STORE, CrawlConfig
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
-          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session", "topic", "like")
+          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session", "topic", "like",
+          "learn_from")
 
 
 def register(sub: Any) -> None:
@@ -37,6 +38,8 @@ def register(sub: Any) -> None:
                    help='store only documents matching, e.g. \'java AND (xml OR "web services")\'')
     p.add_argument("--topic", metavar="WORDS",
                    help="focused crawl: follow first the links nearest to these words (best-first)")
+    p.add_argument("--learn-from", type=Path, metavar="STORE",
+                   help="with --topic: learn the paths to it from an earlier crawl's store (HMM crawler)")
     p.add_argument("--like", metavar="URL",
                    help="structure-driven crawl: store the pages built like this sample page (INDESIT)")
     p.add_argument("--user-agent")

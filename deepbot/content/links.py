@@ -244,7 +244,8 @@ class ObtainLinks:
             topic, near = self.topic, self.topic.similarity(ctx.document.text)
             ctx.document = ctx.document.model_copy(
                 update={"meta": {**ctx.document.meta, "topic_similarity": f"{near:.4f}"}})
-            priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
+            if priority is None:  # best-first, unless a learned policy rated the links already
+                priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known, priority=priority)
         for reason, count in obtained.skipped.items():

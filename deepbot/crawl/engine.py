@@ -15,6 +15,8 @@ import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
@@ -38,7 +40,7 @@ from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.domain import load_domain
-from deepbot.errors import BrowserError, DeepBotError
+from deepbot.errors import BrowserError, ConfigError, DeepBotError
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.routes import (
@@ -56,6 +58,9 @@ from deepbot.routes import (
 from deepbot.sequences import append_steps, navigate_step
 from deepbot.sessions import load_session, logged_into, relogged
 from deepbot.store import SqliteDocumentStore
+
+if TYPE_CHECKING:
+    from deepbot.content.hmm import PathProcessor
 
 log = logging.getLogger("deepbot.crawl")
 
@@ -97,12 +102,12 @@ class Crawler:
         self._queued: set[str] = set()
         self.topic = Topic(config.topic) if config.topic else None
         self.structure = StructureModel(config.like) if config.like else None
+        self.paths: PathProcessor | None = None  # an HMM crawl's, trained when the crawl opens
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots, topic=self.topic)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
-        # Main text first (documents are stored with it), then what feeds the frontier.
-        shape = [StructureProcessor(self.structure, self._raise_links)] if self.structure is not None else []
-        self.chain = PostProcessChain([MainTextProcessor(), *shape, self.links, self.forms, *processors])
+        self._processors = processors
+        self.chain: PostProcessChain  # built when the crawl opens (an HMM policy trains then)
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
@@ -135,6 +140,16 @@ class Crawler:
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        policy: list[Processor] = []
+        if self.structure is not None:
+            policy.append(StructureProcessor(self.structure, self._raise_links))
+        if self.config.learn_from is not None and self.topic is not None:
+            self.paths = self._learn_paths(self.config.learn_from, self.topic)
+            policy.append(self.paths)
+        # Main text first (documents are stored with it), then a priority policy, then
+        # what feeds the frontier.
+        self.chain = PostProcessChain([MainTextProcessor(), *policy, self.links, self.forms,
+                                       *self._processors])
         if self.structure is not None:  # resumed: the sample was read by an earlier run
             sample = self.documents.get(doc_id(route_key(Via.SEED, self.config.seeds[0])))
             if sample is not None and sample.html:
@@ -366,6 +381,18 @@ class Crawler:
             self.stats.stored += 1
         self.frontier.ack_done(lease)
         return outcome.document
+
+    def _learn_paths(self, store: Path, topic: Topic) -> PathProcessor:
+        from deepbot.content.hmm import PathProcessor, describe, train, training_pages  # numpy: only here
+
+        if store.resolve() == self.config.store.resolve():
+            raise ConfigError(f"learn_from {store}: learn from an earlier crawl's store, not this one")
+        try:
+            model = train(training_pages(store), topic, self.config.topic_threshold)
+        except (FileNotFoundError, ValueError) as exc:
+            raise ConfigError(f"learn_from {store}: {exc}") from None
+        log.info("learned the paths to the topic from %s: %s", store, describe(model))
+        return PathProcessor(model)
 
     def _raise_links(self, urls: list[str], priority: float) -> None:
         self.frontier.raise_priority((route_key(Via.LINK, url) for url in urls), priority)

@@ -86,7 +86,7 @@ def test_form_metrics_bench_scores_every_true_association() -> None:
 def test_focus_bench_counts_what_each_crawler_reached() -> None:
     rows = _bench_json(str(BENCH / "focus.py"), "--budgets", "12", timeout=110)
     assert [(row["crawler"], row["budget"], row["fetched"]) for row in rows] == [
-        ("breadth-first", 12, 12), ("best-first", 12, 12)]
+        ("breadth-first", 12, 12), ("best-first", 12, 12), ("HMM", 12, 12)]
     for row in rows:
         assert 0 <= row["relevant"] <= 12
         assert row["harvest_rate"] == pytest.approx(row["relevant"] / 12, abs=1e-4)

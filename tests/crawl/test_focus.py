@@ -50,3 +50,29 @@ async def test_a_page_records_how_near_it_is_to_the_topic(tmp_path: Path) -> Non
         async with Crawler(config) as crawler:
             (doc,) = [doc async for doc in crawler.run()]
     assert float(doc.meta["topic_similarity"]) >= 0.3
+
+
+async def test_the_hmm_crawler_learns_the_paths_from_an_earlier_crawl(tmp_path: Path) -> None:
+    training = tmp_path / "training.sqlite"
+    with FixtureServer() as site:
+        config = CrawlConfig(seeds=(site.url("/portal/"),), store=training, workers=2, depth=5,
+                             settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            assert len([doc async for doc in crawler.run()]) == len(portal.PAGES)
+        config = CrawlConfig(seeds=(site.url("/portal/"),), store=tmp_path / "hmm.sqlite", workers=2, depth=5,
+                             max_pages=15, topic=TOPIC, learn_from=training, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            docs = [doc async for doc in crawler.run()]
+    reached = {doc.final_url.removeprefix(site.base_url) for doc in docs} & portal.ON_TOPIC
+    assert len(reached) >= 9  # of 11, in 15 pages; breadth-first reaches 1 (the test above)
+    assert all(0 <= float(doc.meta["path_to_topic"]) <= 1 for doc in docs)
+
+
+async def test_learning_needs_a_store_with_pages_on_the_topic(tmp_path: Path) -> None:
+    from deepbot.errors import ConfigError
+
+    config = CrawlConfig(seeds=("http://127.0.0.1:9/",), store=tmp_path / "s.sqlite", topic=TOPIC,
+                         learn_from=tmp_path / "nothing.sqlite")
+    with pytest.raises(ConfigError, match=r"learn_from \S*nothing\.sqlite: no such store to learn from"):
+        async with Crawler(config):
+            pass

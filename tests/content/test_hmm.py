@@ -1,0 +1,51 @@
+"""The HMM crawler's model: levels from links, clusters, transitions, emissions, beliefs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deepbot.content.hmm import LEVELS, TrainingPage, levels, train
+from deepbot.content.topic import Topic
+
+GARDEN = "garden tools pruning secateurs spade compost soil"
+SPORT = "match goal league season coach players team score"
+CARS = "car engine diesel battery tyres brakes gearbox"
+
+
+def _site() -> list[TrainingPage]:
+    """home → sport, cars, living; living → garden index → two garden stories."""
+    return [
+        TrainingPage("/", None, "front page of the valley post " * 3),
+        TrainingPage("/sport", "/", SPORT * 3), TrainingPage("/sport/1", "/sport", SPORT * 4),
+        TrainingPage("/cars", "/", CARS * 3), TrainingPage("/cars/1", "/cars", CARS * 4),
+        TrainingPage("/living", "/", "living travel fashion home " * 3),
+        TrainingPage("/living/garden", "/living", GARDEN * 2),
+        TrainingPage("/living/garden/1", "/living/garden", GARDEN * 4),
+        TrainingPage("/living/garden/2", "/living/garden", GARDEN * 4),
+    ]
+
+
+def test_levels_count_links_back_from_the_relevant_pages() -> None:
+    pages = _site()
+    found = levels(pages, {"/living/garden", "/living/garden/1", "/living/garden/2"})
+    assert found == {"/": 2, "/sport": 3, "/sport/1": 3, "/cars": 3, "/cars/1": 3, "/living": 1,
+                     "/living/garden": 0, "/living/garden/1": 0, "/living/garden/2": 0}
+
+
+def test_the_model_learns_that_a_level_1_page_leads_to_the_topic() -> None:
+    model = train(_site(), Topic("garden tools"), 0.2, k=4)
+    assert model.transitions.shape == (LEVELS, LEVELS) and model.emissions.shape == (LEVELS, 5)
+    assert np.allclose(model.transitions.sum(axis=1), 1) and np.allclose(model.emissions.sum(axis=1), 1)
+    assert model.transitions[1, 0] > model.transitions[3, 0]  # living → garden; sport → sport
+    assert model.cluster(GARDEN) == 0 and model.cluster(SPORT) != 0
+    # A page like the living section's, reached from the front page, is believed nearer the
+    # topic than a sport page: its links are more likely to lead there.
+    start = model.initial
+    assert model.step(start, "living travel fashion home")[0] > model.step(start, SPORT)[0]
+    assert model.relevance(GARDEN) > 0.8 > 0.1 > model.relevance(CARS)
+
+
+def test_nothing_to_learn_without_a_relevant_page() -> None:
+    with pytest.raises(ValueError, match="no page of the training crawl is near the topic"):
+        train(_site(), Topic("opera singers"), 0.2)
