@@ -93,6 +93,7 @@ class StructureModel:
         self._links: dict[tuple[str, str], _ClassLink] = {}
         self._origin: dict[str, tuple[str, str]] = {}  # URL → the class-link it was found by
         self._waiting: dict[tuple[str, str], set[str]] = {}  # untried class-link → links not probed
+        self.homologous: list[str] = []  # of the page rated last
 
     def learn_sample(self, html: str) -> None:
         self.schema = frozenset(link_collections(html, self.sample))
@@ -121,9 +122,11 @@ class StructureModel:
         return target, sorted(waiting), link.value()
 
     def rater(self, collections: dict[str, tuple[str, ...]]) -> Callable[[str, str], float]:
-        """The priority of each link of a page just observed (by URL; its text is not used)."""
+        """The priority of each link of a page just observed (by URL; its text is not used).
+        ``homologous`` then holds the links of its collections that hold a known target."""
         cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
         rates: dict[str, float] = {}
+        self.homologous = []
         if len(self._origin) > _MAX_ORIGINS:
             self._origin.clear()
         for tags, urls in collections.items():
@@ -132,6 +135,7 @@ class StructureModel:
             for n, url in enumerate(urls):
                 if any(u in self.targets for u in urls):
                     rate = HOMOLOGOUS
+                    self.homologous.append(url)
                 elif known is not None:
                     rate = known.value()
                 elif n < PROBES:
@@ -167,3 +171,6 @@ class StructureProcessor:
         if not target and ctx.relevance.keep:
             ctx.relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
         ctx.link_priority = self.model.rater(collections)
+        # Those already queued (found earlier, rated lower) move up too.
+        if self.model.homologous:
+            self.raise_priority(self.model.homologous, HOMOLOGOUS)

@@ -325,16 +325,18 @@ class Crawler:
             fetched = _fetched(route, snapshot)
             content = self.registry.handle(fetched)
             document = build_document(route, fetched, content)
+            meta: dict[str, str] = {}
             if route.via in (Via.FORM, Via.NEXT) and looks_like_no_results(document.text):
-                document = document.model_copy(update={"meta": {**document.meta, "no_results": "true"}})
+                meta["no_results"] = "true"
                 self.stats.outcomes["no results"] += 1
             directives = page_directives(snapshot.robots, snapshot.headers.get("x-robots-tag"),
                                          self.robots.token)
             if directives.said:
-                document = document.model_copy(update={"meta": {**document.meta, "robots": directives.said}})
+                meta["robots"] = directives.said
             if self._start_session is not None:  # its program runs from there: replay needs it
-                document = document.model_copy(
-                    update={"meta": {**document.meta, "start_session": self._start_session}})
+                meta["start_session"] = self._start_session
+            if meta:
+                document = document.model_copy(update={"meta": {**document.meta, **meta}})
             relevance = self.relevance.decide(document)
             if self.config.obey_meta_robots and directives.noindex and relevance.keep:
                 relevance = Decision(False, NOINDEX, directives.said)

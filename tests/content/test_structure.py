@@ -44,6 +44,7 @@ def test_a_collection_holding_a_known_target_is_followed_first() -> None:
     assert not model.observe(f"{SITE}/team/bra", collections)[0]
     rate = model.rater(collections)
     assert rate(f"{SITE}/player/4", "") == rate(f"{SITE}/player/5", "") == HOMOLOGOUS
+    assert model.homologous == [f"{SITE}/player/{n}" for n in (1, 4, 5)]  # raised if queued lower
     assert rate(f"{SITE}/news/1", "") < HOMOLOGOUS
 
 
