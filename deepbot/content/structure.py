@@ -23,7 +23,9 @@ does:
   bottom of the frontier; once a probe shows the class-link leads to targets or
   indices, the links that wait are raised to its value (``RouteStore.raise_priority``),
   and a collection of news stories or ads costs PROBES downloads, not all of them;
-- a target page is stored; any other page is only a way to them.
+- a target page is stored; any other page is only a way to them;
+- the crawl ends, as INDESIT does once every score is zero, when the best route left is
+  below STOP_BELOW: what is left promises nothing (its routes stay queued).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ STRUCTURE_MISMATCH = "structure-mismatch"
 HOMOLOGOUS = 0.95  # priority of a link whose collection holds a known target
 PROBES = 3  # links of an untried class-link's collection followed first (the paper's n)
 WAITING = 0.01  # the others' priority until a probe tells
+# A structure crawl ends when the best route left is below this: links whose probes never
+# paid, and class-links that led nowhere nine times or more.
+STOP_BELOW = 0.05
 _MAX_ORIGINS = 1_000_000  # links remembered with the class-link they came by; then forgotten
 
 

@@ -32,7 +32,7 @@ from deepbot.content import (
 )
 from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.content.structure import StructureModel, StructureProcessor
+from deepbot.content.structure import STOP_BELOW, StructureModel, StructureProcessor
 from deepbot.content.topic import Topic
 from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
@@ -228,6 +228,13 @@ class Crawler:
         worker = f"{self.run_id}/{n}"
         while not self._stop and self._budget_left():
             leases = self.frontier.lease(1, worker, self.config.lease_ttl)
+            if leases and self._unpromising(leases[0]):
+                self.frontier.release(leases[0])  # nor anything after it: the best is leased first
+                leases = []
+                if self.stats.in_flight == 0:  # and nothing running may still find better
+                    self.stats.unpromising = self.frontier.pending() - len(self._parked)
+                    self._wake.set()
+                    return
             if not leases:
                 if self.stats.in_flight == 0 and self.frontier.pending() <= len(self._parked):
                     self._wake.set()  # let the others see the end too
@@ -244,6 +251,11 @@ class Crawler:
                 self._wake.set()
             if document is not None:
                 await out.put(document)
+
+    def _unpromising(self, lease: Lease) -> bool:
+        """Whether a structure crawl has nothing worth fetching left (content.structure)."""
+        route = lease.route
+        return self.structure is not None and route.via is not Via.SEED and route.priority < STOP_BELOW
 
     async def _process(self, lease: Lease) -> Document | None:
         route = lease.route
@@ -350,6 +362,7 @@ class Crawler:
         if self.topic is not None:
             near = float(ctx.document.meta.get("topic_similarity", 0))
             self.stats.on_topic += near >= self.config.topic_threshold
+        if self.topic is not None or self.structure is not None:
             # The domain's queries are the crawl's task: before any link, however near.
             children = [c.model_copy(update={"priority": 1.0}) if c.via is Via.FORM else c for c in children]
         if self.config.obey_meta_robots and directives.nofollow:

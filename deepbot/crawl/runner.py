@@ -62,6 +62,9 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
     if topic is not None and stats.fetched:
         lines.append(f"Topic: harvest rate {stats.on_topic / stats.fetched:.0%} ({stats.on_topic} of"
                      f" {stats.fetched} pages at similarity ≥ {topic_threshold:g} to {topic!r})")
+    if stats.unpromising:
+        lines.append(f"Structure: ended with {stats.unpromising} routes left that promise no page like the"
+                     " sample (their kind of link led nowhere, or never paid a probe); they stay queued.")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
     if stats.skipped:

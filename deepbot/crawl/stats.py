@@ -24,6 +24,7 @@ class CrawlStats:
     fetched: int = 0  # routes whose page was loaded (stored or not)
     stored: int = 0
     on_topic: int = 0  # a focused crawl's pages at least topic_threshold near its topic
+    unpromising: int = 0  # routes a structure crawl left queued when it ended: none promised anything
     failed: int = 0
     retried: int = 0
     in_flight: int = 0

@@ -99,6 +99,11 @@ def _decode(data: str) -> Route:
     return Route.model_validate_json(data)
 
 
+def _prioritised(route: Route, priority: float) -> Route:
+    """The route with its priority now (raise_priority may have changed it since the push)."""
+    return route if route.priority == priority else route.model_copy(update={"priority": priority})
+
+
 class SqliteRouteStore:
     """A RouteStore in one SQLite file; safe to share between threads and processes."""
 
@@ -189,7 +194,8 @@ class SqliteRouteStore:
             self._bump(db, Counter({QUEUED: -len(rows), LEASED: len(rows)}))
         rows.sort(key=lambda r: (-r[3], r[0]))  # RETURNING has no defined order
         payloads = self._payloads([seq for seq, *_ in rows])  # immutable: read after commit
-        return [Lease(payloads[seq], seq, token, tries + 1, worker, expires) for seq, token, tries, _ in rows]
+        return [Lease(_prioritised(payloads[seq], priority), seq, token, tries + 1, worker, expires)
+                for seq, token, tries, priority in rows]
 
     def _payloads(self, seqs: list[int]) -> dict[int, Route]:
         found: dict[int, Route] = {}

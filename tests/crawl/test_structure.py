@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SAMPLE = "/cup/player/bra-1"
 
 
-async def _crawl(site: FixtureServer, store: Path, *, like: bool, budget: int | None) -> tuple[set[str], int]:
+async def _crawl(site: FixtureServer, store: Path, *, like: bool,
+                 budget: int | None) -> tuple[set[str], int, Crawler]:
     sample = site.url(SAMPLE)
     config = CrawlConfig.model_validate({
         **({"like": sample} if like else {"seeds": (sample,)}), "store": store, "workers": 2, "depth": 8,
@@ -28,20 +29,23 @@ async def _crawl(site: FixtureServer, store: Path, *, like: bool, budget: int | 
     async with Crawler(config) as crawler:
         stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
         fetched = {path.split("?")[0] for _, path in site.hits} & set(worldcup.PLAYERS)
-        return stored, len(fetched)
+        return stored, len(fetched), crawler
 
 
 async def test_the_player_pages_come_first_and_alone(tmp_path: Path) -> None:
     with FixtureServer() as site:
-        stored, players = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=60)
+        stored, players, _ = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=60)
     assert stored <= worldcup.PLAYERS  # nothing but player pages is kept
     assert len(stored) == players >= 30  # of the 48, in 60 downloads
     with FixtureServer() as site:
-        _, players = await _crawl(site, tmp_path / "plain.sqlite", like=False, budget=60)
+        _, players, _ = await _crawl(site, tmp_path / "plain.sqlite", like=False, budget=60)
     assert players <= 12  # breadth-first: the news archive and the indices first
 
 
-async def test_a_whole_structure_crawl_finds_every_player_page(tmp_path: Path) -> None:
+async def test_a_whole_structure_crawl_finds_every_player_page_and_stops(tmp_path: Path) -> None:
     with FixtureServer() as site:
-        stored, _ = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=None)
+        stored, _, crawler = await _crawl(site, tmp_path / "like.sqlite", like=True, budget=None)
     assert stored == worldcup.PLAYERS
+    # It ended by itself once nothing left promised a player page, short of the whole site.
+    assert crawler.stats.unpromising > 0
+    assert crawler.stats.fetched < worldcup.ALL_PAGES == 110

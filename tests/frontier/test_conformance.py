@@ -348,7 +348,9 @@ def test_raise_priority_raises_queued_routes_only(store: RouteStore) -> None:
     store.ack_done(first)  # link 0 is done: nothing to raise
     assert store.raise_priority([link(n).key for n in (0, 2, 3)] + ["never pushed"], 5.0) == 2
     assert store.raise_priority([link(2).key], 1.0) == 0  # never lowered
-    assert keys(store.lease(3, "w", ttl_s=60)) == [link(2).key, link(3).key, link(1).key]
+    leased = store.lease(3, "w", ttl_s=60)
+    assert keys(leased) == [link(2).key, link(3).key, link(1).key]
+    assert [lease.route.priority for lease in leased] == [5.0, 5.0, 0.0]  # as it is now
 
 
 # -- pages reached by acting -------------------------------------------------------
