@@ -15,6 +15,7 @@ import re
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -113,10 +114,17 @@ _SUBMIT = """(el) => {
 # older themes): hidden itself, with the widget shown in its place, right after it or
 # around it.
 # A select's options as [value, label, disabled]; an error for anything else.
+# The options, and how many fetches the page still waits for: -1 where it does not count
+# them (DeepBot's mini-browsers do: deepbot/browser/fetches.js).
 _OPTIONS = """(el) => {
   if (el.localName !== 'select') throw new Error('not a <select> element');
-  return [...el.options].map((o) => [o.value, (o.label || o.textContent).trim(), o.disabled]);
+  const net = window.__deepbotNet;
+  return [[...el.options].map((o) => [o.value, (o.label || o.textContent).trim(), o.disabled]),
+          net ? net.pending.size : -1];
 }"""
+# `select … like` stops waiting once the page fetches nothing and the options have not
+# changed for this long: what a script was to bring has come, and none is alike.
+OPTIONS_QUIET_S = 0.5
 
 _REPLACED = """(el) => {
   const visible = (w) => w.checkVisibility({checkVisibilityCSS: true, visibilityProperty: true});
@@ -339,17 +347,27 @@ class _Interpreter:
 
     async def _option_like(self, locator: Locator, text: str) -> str:
         """The value of the option most like ``text``, waiting (polled, within the step
-        timeout) for one to be there: the options may come from a script."""
+        timeout) for one to be there: the options may come from a script. Where the page
+        counts its fetches, the wait ends sooner: when nothing is being fetched and the
+        options have stayed the same for OPTIONS_QUIET_S."""
         t = self.limits.step_ms
-        deadline = asyncio.get_running_loop().time() + t / 1000
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + t / 1000
+        last: list[list[Any]] | None = None
+        still_since = clock()
         while True:
-            options = await locator.evaluate(_OPTIONS, timeout=t)
+            options, pending = await locator.evaluate(_OPTIONS, timeout=t)
             found = closest_option(text, ((v, label, off) for v, label, off in options))
             if found is not None:
                 return found
-            if asyncio.get_running_loop().time() >= deadline:
+            now = clock()
+            if options != last or pending != 0:
+                last, still_since = options, now
+            settled = pending == 0 and now - still_since >= OPTIONS_QUIET_S
+            if settled or now >= deadline:
                 shown = ", ".join(repr(label) for _, label, _ in options[:8]) or "none"
-                raise Failed(Failure.NOT_FOUND, f"no option like {text!r} within {t:g} ms (options: {shown})")
+                when = "once the page had fetched its options" if settled else f"within {t:g} ms"
+                raise Failed(Failure.NOT_FOUND, f"no option like {text!r} {when} (options: {shown})")
             await asyncio.sleep(0.1)
 
     async def _submit(self, selector: str) -> None:

@@ -18,6 +18,7 @@ try:  # where Playwright's client sends each message to its driver
 except ImportError:  # pragma: no cover - upstream's module name
     from playwright._impl._connection import Connection  # type: ignore[no-redef]
 
+from deepbot.browser import fetches
 from fixtures.server import FixtureServer
 from fixtures.sites.lab import POPUP_AD, SESSION_TOKEN
 from nseql import Failure, StepError, forget_overlays, parse, run
@@ -234,6 +235,25 @@ async def test_select_like_waits_for_the_options_a_script_brings(page: Page, sit
                                    'select "#model" like "corolla"\n')
     assert (error.kind, error.steps_run) == (Failure.NOT_FOUND, 2)
     assert "no option like 'corolla'" in error.reason and "'Fiesta'" in error.reason
+
+
+async def test_select_like_stops_waiting_once_the_options_have_come(page: Page) -> None:
+    # In a mini-browser the page counts its fetches: once the models have come (after 1.2 s,
+    # longer than the options stay still before it gives up) and none is like the text,
+    # the step fails then, not at its timeout.
+    await fetches.install(page.context)
+    with FixtureServer(options={"cars_models_delay": 1.2}) as slow:
+        program = parse(f"navigate {slow.url('/cars/')}\nselect '#make' value \"toyota\"\n"
+                        'select "#model" like "corolla"\n')
+        found = await run(program, page, **{**FAST, "step_timeout_ms": 4000})
+        assert found.steps_run == 3
+        assert await page.eval_on_selector("#model", "el => el.value") == "corolla"
+        started = time.monotonic()
+        error = await step_error(page, f"navigate {slow.url('/cars/')}\nselect '#make' value \"ford\"\n"
+                                       'select "#model" like "corolla"\n', step_timeout_ms=8000)
+    assert (error.kind, error.steps_run) == (Failure.NOT_FOUND, 2)
+    assert "once the page had fetched its options" in error.reason and "'Fiesta'" in error.reason
+    assert time.monotonic() - started < 8  # it did not wait out the step timeout
 
 
 async def test_session_set_by_script_opens_the_members_area(page: Page, site: FixtureServer) -> None:
