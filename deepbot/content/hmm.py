@@ -37,7 +37,6 @@ LEVELS = 4  # 0, 1, 2 links from a relevant page, and 3 or more
 CLUSTERS = 4  # k of the k-means over the pages that are not relevant
 _VOCABULARY = 2000  # terms the clusters are computed over: the most frequent
 _ITERATIONS = 20
-_MAX_BELIEFS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -183,31 +182,35 @@ def training_pages(store: Path) -> list[TrainingPage]:
 
 class PathProcessor:
     """Post-processing for an HMM crawl: the belief over each page's level, and the
-    priorities Obtain Links gives its links."""
+    priorities Obtain Links gives its links. A link's route carries the belief over its
+    page's level (Route.hint), so a resumed crawl goes on with it."""
 
     name = "paths"
 
     def __init__(self, model: PathModel) -> None:
         self.model = model
-        self._beliefs: dict[str, np.ndarray] = {}  # URL → belief over its level, from the page that linked it
 
     async def process(self, ctx: ProcessContext) -> None:
         text = ctx.document.text
-        belief = self._beliefs.pop(canonical_url(ctx.route.url), self.model.initial)
-        onward = self.model.step(belief, text)
+        onward = self.model.step(self.belief(ctx.route.hint), text)
         leads = float(onward[0])  # P(a link of this page leads to a relevant page)
         near = self.model.relevance(text)
         ctx.document = ctx.document.model_copy(update={"meta": {**ctx.document.meta,
                                                                 "path_to_topic": f"{leads:.4f}"}})
-        if len(self._beliefs) > _MAX_BELIEFS:
-            self._beliefs.clear()
-        model, beliefs = self.model, self._beliefs
+        model, carried = self.model, ",".join(f"{p:.6g}" for p in onward)
 
-        def rate(url: str, anchor: str) -> float:
-            beliefs.setdefault(canonical_url(url), onward)
+        def rate(_url: str, anchor: str) -> float:
             return round((leads + (near + model.relevance(anchor)) / 2) / 2, 6)
 
-        ctx.link_priority = rate
+        ctx.link_priority, ctx.link_hint = rate, lambda _url: carried
+
+    def belief(self, hint: str | None) -> np.ndarray:
+        """The belief a route carries; a seed's (or a route from before) is the prior."""
+        try:
+            belief = np.array([float(p) for p in (hint or "").split(",")])
+        except ValueError:
+            return self.model.initial
+        return belief if belief.shape == self.model.initial.shape else self.model.initial
 
 
 def describe(model: PathModel) -> str:

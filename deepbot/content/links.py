@@ -99,19 +99,20 @@ def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.L
 
 
 def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
-                priority: float = 0.0) -> Route:
+                priority: float = 0.0, hint: str | None = None) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
     program = steps if session is None else append_steps(parent.program, steps)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
-    return Route(key=key, url=url, via=via, depth=depth, priority=priority,
+    return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
                  domain=parent.domain, query=parent.query, form_url=parent.form_url)
 
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
-                 via: Via = Via.SCRIPT, key: str | None = None, priority: float = 0.0) -> Route:
+                 via: Via = Via.SCRIPT, key: str | None = None, priority: float = 0.0,
+                 hint: str | None = None) -> Route:
     """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
     chooses its option (a jump menu).
 
@@ -126,7 +127,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
         key=key or route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
-        priority=priority,
+        priority=priority, hint=hint,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url,
@@ -136,7 +137,8 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
 def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  scripts: Iterable[ScriptElement], session: str | None, scope: Scope, *, max_depth: int,
                  page: str = "", known: Container[str] = frozenset(),
-                 priority: Callable[[str, str], float] | None = None) -> ObtainedLinks:
+                 priority: Callable[[str, str], float] | None = None,
+                 hint: Callable[[str], str | None] | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -150,13 +152,19 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     all: on most sites nearly every link of a page is one the crawl already has.
     ``priority`` rates a link or script element by its URL and text (a focused crawl's,
     content.topic; a structure-driven one's, content.structure); a results pager keeps
-    its parent's priority.
+    its parent's priority. ``hint``: what that policy has each route carry (Route.hint), by
+    URL; a results pager carries its parent's.
     """
 
     def rate(via: Via, url: str, text: str) -> float:
         if via is Via.NEXT:
             return parent.priority
         return priority(url, text) if priority is not None else 0.0
+
+    def note(via: Via, url: str) -> str | None:
+        if via is Via.NEXT:
+            return parent.hint
+        return hint(url) if hint is not None else None
 
     out = ObtainedLinks()
     in_results = parent.domain is not None
@@ -179,7 +187,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if key in seen or key == parent.key or key in known:
             continue
         seen.add(key)
-        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text)))
+        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url)))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
@@ -196,7 +204,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             numbered = pager.get(script.selector)
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
                                  key=route_key(via, page_url, numbered) if numbered else None,
-                                 priority=rate(via, page_url, script.text))
+                                 priority=rate(via, page_url, script.text), hint=note(via, page_url))
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
@@ -247,7 +255,8 @@ class ObtainLinks:
             if priority is None:  # best-first, unless a learned policy rated the links already
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
-                                max_depth=self.max_depth, page=page, known=self.known, priority=priority)
+                                max_depth=self.max_depth, page=page, known=self.known, priority=priority,
+                                hint=ctx.link_hint)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

@@ -40,6 +40,8 @@ class ProcessContext:
     # A priority policy's rating of the page's links, (url, anchor text) → priority: set by
     # a processor before Obtain Links (a structure-driven crawl's); larger is leased first.
     link_priority: Callable[[str, str], float] | None = None
+    # And what the policy would have each link's route carry (Route.hint), by URL.
+    link_hint: Callable[[str], str | None] | None = None
 
 
 class Processor(Protocol):

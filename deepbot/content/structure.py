@@ -31,6 +31,7 @@ does:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -49,7 +50,6 @@ WAITING = 0.01  # the others' priority until a probe tells
 # A structure crawl ends when the best route left is below this: links whose probes never
 # paid, and class-links that led nowhere nine times or more.
 STOP_BELOW = 0.05
-_MAX_ORIGINS = 1_000_000  # links remembered with the class-link they came by; then forgotten
 
 
 def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
@@ -86,19 +86,36 @@ class _ClassLink:
         return (self.targets + 0.5 * self.indices + 0.5) / (self.tried + 1)
 
 
+@dataclass
+class LinkRates:
+    """A page's links as the site model rates them."""
+
+    rates: dict[str, float]  # canonical URL → priority
+    origins: dict[str, str]  # canonical URL → the class-link it is found by (Route.hint)
+    homologous: list[str]  # links of collections that hold a known target: raised if queued lower
+
+    def priority(self, url: str, _text: str = "") -> float:
+        return round(self.rates.get(canonical_url(url), 0.0), 6)
+
+    def origin(self, url: str) -> str | None:
+        return self.origins.get(canonical_url(url))
+
+
 class StructureModel:
     """The site model of one structure-driven crawl: the sample's schema, what each
-    class-link has led to, and which pages are targets."""
+    class-link has led to, and which pages are targets.
+
+    A class-link is named ``"<cluster> <tag-list>"``; each link's route carries the name of
+    the one it was found by (Route.hint), and the model's counts, targets and waiting
+    links are kept in the frontier (state(), restore()), so a resumed crawl learns on."""
 
     def __init__(self, sample: str, threshold: float = SIMILAR) -> None:
         self.sample = canonical_url(sample)
         self.threshold = threshold
         self.schema: frozenset[str] | None = None  # the sample's, once it has been read
         self.targets: set[str] = {self.sample}
-        self._links: dict[tuple[str, str], _ClassLink] = {}
-        self._origin: dict[str, tuple[str, str]] = {}  # URL → the class-link it was found by
-        self._waiting: dict[tuple[str, str], set[str]] = {}  # untried class-link → links not probed
-        self.homologous: list[str] = []  # of the page rated last
+        self._links: dict[str, _ClassLink] = {}
+        self._waiting: dict[str, set[str]] = {}  # untried class-link → links not probed
 
     def learn_sample(self, html: str) -> None:
         self.schema = frozenset(link_collections(html, self.sample))
@@ -106,15 +123,15 @@ class StructureModel:
     def similarity(self, collections: dict[str, tuple[str, ...]]) -> float:
         return jaccard(frozenset(collections), self.schema) if self.schema is not None else 0.0
 
-    def observe(self, url: str, collections: dict[str, tuple[str, ...]]) -> tuple[bool, list[str], float]:
-        """A page was read: whether it is a target; the class-link that led to it learns.
-        Also the links that waited for that class-link's probes, when they showed it worth
-        following, with the priority to raise them to."""
+    def observe(self, url: str, collections: dict[str, tuple[str, ...]],
+                origin: str | None = None) -> tuple[bool, list[str], float]:
+        """A page was read: whether it is a target; ``origin``, the class-link that led to
+        it, learns. Also the links that waited for that class-link's probes, when they
+        showed it worth following, with the priority to raise them to."""
         url = canonical_url(url)
         target = url == self.sample or self.similarity(collections) >= self.threshold
         if target:
             self.targets.add(url)
-        origin = self._origin.pop(url, None)
         if origin is None:
             return target, [], 0.0
         link = self._links.setdefault(origin, _ClassLink())
@@ -126,21 +143,18 @@ class StructureModel:
         waiting = self._waiting.pop(origin, set()) if link.targets or link.indices else set()
         return target, sorted(waiting), link.value()
 
-    def rater(self, collections: dict[str, tuple[str, ...]]) -> Callable[[str, str], float]:
-        """The priority of each link of a page just observed (by URL; its text is not used).
-        ``homologous`` then holds the links of its collections that hold a known target."""
+    def rate(self, collections: dict[str, tuple[str, ...]]) -> LinkRates:
+        """The priority of each link of a page just observed (by URL; its text is not used)."""
         cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
-        rates: dict[str, float] = {}
-        self.homologous = []
-        if len(self._origin) > _MAX_ORIGINS:
-            self._origin.clear()
+        out = LinkRates({}, {}, [])
         for tags, urls in collections.items():
-            key = (cluster, tags)
+            key = f"{cluster} {tags}"
             known = self._links.get(key)
+            holds_target = any(u in self.targets for u in urls)
             for n, url in enumerate(urls):
-                if any(u in self.targets for u in urls):
+                if holds_target:
                     rate = HOMOLOGOUS
-                    self.homologous.append(url)
+                    out.homologous.append(url)
                 elif known is not None:
                     rate = known.value()
                 elif n < PROBES:
@@ -148,9 +162,28 @@ class StructureModel:
                 else:
                     rate = WAITING
                     self._waiting.setdefault(key, set()).add(url)
-                rates[url] = max(rate, rates.get(url, 0.0))
-                self._origin.setdefault(url, key)
-        return lambda url, _text: round(rates.get(canonical_url(url), 0.0), 6)
+                out.rates[url] = max(rate, out.rates.get(url, 0.0))
+                out.origins.setdefault(url, key)
+        return out
+
+    def state(self) -> str:
+        """What the model has learned, as JSON (the sample's schema is read from the store)."""
+        return json.dumps({
+            "sample": self.sample,
+            "targets": sorted(self.targets),
+            "links": {key: [c.tried, c.targets, c.indices] for key, c in self._links.items()},
+            "waiting": {key: sorted(urls) for key, urls in self._waiting.items()},
+        })
+
+    def restore(self, state: str) -> bool:
+        """Go on from what state() kept, if it was this sample's; whether it was."""
+        data = json.loads(state)
+        if data.get("sample") != self.sample:
+            return False
+        self.targets.update(data["targets"])
+        self._links = {key: _ClassLink(*counts) for key, counts in data["links"].items()}
+        self._waiting = {key: set(urls) for key, urls in data["waiting"].items()}
+        return True
 
 
 class StructureProcessor:
@@ -167,7 +200,7 @@ class StructureProcessor:
         collections = link_collections(html, ctx.document.final_url) if html else {}
         if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:
             self.model.learn_sample(html)
-        target, waiting, worth = self.model.observe(ctx.route.url, collections)
+        target, waiting, worth = self.model.observe(ctx.route.url, collections, ctx.route.hint)
         if waiting:
             self.raise_priority(waiting, worth)
         near = self.model.similarity(collections)
@@ -175,7 +208,8 @@ class StructureProcessor:
             update={"meta": {**ctx.document.meta, "structure_similarity": f"{near:.4f}"}})
         if not target and ctx.relevance.keep:
             ctx.relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
-        ctx.link_priority = self.model.rater(collections)
+        rates = self.model.rate(collections)
+        ctx.link_priority, ctx.link_hint = rates.priority, rates.origin
         # Those already queued (found earlier, rated lower) move up too.
-        if self.model.homologous:
-            self.raise_priority(self.model.homologous, HOMOLOGOUS)
+        if rates.homologous:
+            self.raise_priority(rates.homologous, HOMOLOGOUS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
@@ -68,6 +69,7 @@ log = logging.getLogger("deepbot.crawl")
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
               "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
+_SAVE_POLICY_EVERY = 10.0  # seconds between two saves of a structure crawl's site model
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
 
@@ -103,6 +105,7 @@ class Crawler:
         self.topic = Topic(config.topic) if config.topic else None
         self.structure = StructureModel(config.like) if config.like else None
         self.paths: PathProcessor | None = None  # an HMM crawl's, trained when the crawl opens
+        self._policy_saved = time.monotonic()
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots, topic=self.topic)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
@@ -137,6 +140,7 @@ class Crawler:
         self.config.store.parent.mkdir(parents=True, exist_ok=True)
         self.frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
         self._stack.callback(self.frontier.close)
+        self._stack.callback(self._save_policy)  # before the frontier closes: callbacks run last first
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
@@ -154,6 +158,9 @@ class Crawler:
             sample = self.documents.get(doc_id(route_key(Via.SEED, self.config.seeds[0])))
             if sample is not None and sample.html:
                 self.structure.learn_sample(sample.html)
+            learned = self.frontier.get_state("structure")
+            if learned is not None and self.structure.restore(learned):
+                log.info("a structure crawl resumed with what it had learned of the site")
         if self.config.session is not None:  # a bad file fails here, before a browser starts
             self._login = login = load_session(self.config.session)
             self._start_session = self.frontier.put_session(login)
@@ -395,7 +402,17 @@ class Crawler:
             self.documents.upsert(outcome.document)
             self.stats.stored += 1
         self.frontier.ack_done(lease)
+        if self.structure is not None and time.monotonic() - self._policy_saved > _SAVE_POLICY_EVERY:
+            self._save_policy()
         return outcome.document
+
+    def _save_policy(self) -> None:
+        """Keep what a structure crawl has learned of the site in the frontier, for a resumed
+        crawl: every _SAVE_POLICY_EVERY seconds and at the end (a crash loses only the
+        learning since; what routes carry, Route.hint, is never lost)."""
+        if self.structure is not None:
+            self.frontier.put_state("structure", self.structure.state())
+            self._policy_saved = time.monotonic()
 
     def _learn_paths(self, store: Path, topic: Topic) -> PathProcessor:
         from deepbot.content.hmm import PathProcessor, describe, train, training_pages  # numpy: only here

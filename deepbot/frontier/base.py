@@ -143,4 +143,13 @@ class RouteStore(Protocol):
         durable: a resumed crawl, or a retry of the same route, sees it."""
         ...
 
+    def put_state(self, name: str, value: str) -> None:
+        """Keep what a crawl's link policy has learned (a structure crawl's site model)
+        under ``name``, replacing what was there: a resumed crawl goes on from it."""
+        ...
+
+    def get_state(self, name: str) -> str | None:
+        """What put_state() kept under ``name``, if anything."""
+        ...
+
     def close(self) -> None: ...

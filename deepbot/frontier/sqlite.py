@@ -8,7 +8,8 @@ Tables (the file is shared with the document store, so every name is ours alone)
   out of the hot rows roughly halves the pages each lease and ack writes;
 - ``route_counts``: routes per state, moved in the same transactions as the rows,
   so counts() and pending() cost O(1) at any frontier size;
-- ``sessions`` (snapshots by digest) and ``frontier_meta`` (schema version).
+- ``sessions`` (snapshots by digest) and ``frontier_meta`` (schema version, and what
+  a crawl's link policy has learned: put_state).
 
 PRAGMAs, chosen on purpose:
 
@@ -160,6 +161,16 @@ class SqliteRouteStore:
         if not rows:
             raise StoreError(f"no session with digest {digest!r}")
         return SessionState.model_validate_json(rows[0][0])
+
+    # -- a link policy's state -----------------------------------------------------
+
+    def put_state(self, name: str, value: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO frontier_meta VALUES (?, ?)", (f"state:{name}", value))
+
+    def get_state(self, name: str) -> str | None:
+        rows = self._read("SELECT value FROM frontier_meta WHERE name = ?", (f"state:{name}",))
+        return str(rows[0][0]) if rows else None
 
     # -- routes --------------------------------------------------------------------
 

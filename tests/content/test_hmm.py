@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deepbot.content.hmm import LEVELS, TrainingPage, levels, train
+from deepbot.content import ACCEPT, Fetched, ProcessContext, build_document, default_registry
+from deepbot.content.hmm import LEVELS, PathProcessor, TrainingPage, levels, train
 from deepbot.content.topic import Topic
+from deepbot.routes import Route, Via, route_key
 
 GARDEN = "garden tools pruning secateurs spade compost soil"
 SPORT = "match goal league season coach players team score"
@@ -49,3 +51,31 @@ def test_the_model_learns_that_a_level_1_page_leads_to_the_topic() -> None:
 def test_nothing_to_learn_without_a_relevant_page() -> None:
     with pytest.raises(ValueError, match="no page of the training crawl is near the topic"):
         train(_site(), Topic("opera singers"), 0.2)
+
+
+def _context(url: str, text: str, hint: str | None) -> ProcessContext:
+    route = Route(key=route_key(Via.LINK, url), url=url, via=Via.LINK, steps="", program="", hint=hint)
+    fetched = Fetched(url=url, final_url=url, status=200, content_type="text/html",
+                      html=f"<p>{text}</p>", visible_text=text)
+    content = default_registry().handle(fetched)
+    return ProcessContext(route, fetched, content, build_document(route, fetched, content), ACCEPT)
+
+
+async def test_a_link_carries_the_belief_over_its_page_level_to_the_page() -> None:
+    model = train(_site(), Topic("garden tools"), 0.2, k=4)
+    paths = PathProcessor(model)
+    living = _context("https://valley.example/living", "living travel fashion home", None)
+    await paths.process(living)
+    assert living.link_hint is not None
+    hint = living.link_hint("https://valley.example/living/garden")
+    onward = model.step(model.initial, living.document.text)
+    assert hint is not None and np.allclose(paths.belief(hint), onward)
+    # The page the link leads to starts from that belief, as it would in a resumed crawl;
+    # a route without one (a seed) starts from the prior, and believes otherwise.
+    garden = "https://valley.example/living/garden"
+    carried, fresh = (_context(garden, "garden index", h) for h in (hint, None))
+    await paths.process(carried)
+    await paths.process(fresh)
+    assert carried.document.meta["path_to_topic"] != fresh.document.meta["path_to_topic"]
+    for broken in ("0.5,x", "1,0", ""):  # not a belief over the levels: the prior
+        assert np.allclose(paths.belief(broken), model.initial)

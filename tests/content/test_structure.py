@@ -42,26 +42,31 @@ def test_a_collection_holding_a_known_target_is_followed_first() -> None:
     team = _page(_table("/player/1", "/player/4", "/player/5"), _list("/news/1"))
     collections = link_collections(team, f"{SITE}/team/bra")
     assert not model.observe(f"{SITE}/team/bra", collections)[0]
-    rate = model.rater(collections)
-    assert rate(f"{SITE}/player/4", "") == rate(f"{SITE}/player/5", "") == HOMOLOGOUS
-    assert model.homologous == [f"{SITE}/player/{n}" for n in (1, 4, 5)]  # raised if queued lower
-    assert rate(f"{SITE}/news/1", "") < HOMOLOGOUS
+    rates = model.rate(collections)
+    assert rates.priority(f"{SITE}/player/4") == rates.priority(f"{SITE}/player/5") == HOMOLOGOUS
+    assert rates.homologous == [f"{SITE}/player/{n}" for n in (1, 4, 5)]  # raised if queued lower
+    assert rates.priority(f"{SITE}/news/1") < HOMOLOGOUS
 
 
 def test_an_untried_collection_is_probed_and_the_rest_wait_for_the_verdict() -> None:
     model = StructureModel(f"{SITE}/player/1")
     model.learn_sample(_page(_list("/player/2")))
     index = _page(_table(*(f"/team/{n}" for n in range(6))))
-    rate = model.rater(link_collections(index, f"{SITE}/teams/"))
-    rates = [rate(f"{SITE}/team/{n}", "") for n in range(6)]
+    teams = model.rate(link_collections(index, f"{SITE}/teams/"))
+    rates = [teams.priority(f"{SITE}/team/{n}") for n in range(6)]
     assert rates[:PROBES] == [0.5] * PROBES and rates[PROBES:] == [WAITING] * (6 - PROBES)
     # The first probe is a team page listing a known target (an index): the others are raised.
     team = link_collections(_page(_table("/player/1", "/player/9")), f"{SITE}/team/0")
-    target, waiting, worth = model.observe(f"{SITE}/team/0", team)
+    target, waiting, worth = model.observe(f"{SITE}/team/0", team, teams.origin(f"{SITE}/team/0"))
     assert not target and waiting == [f"{SITE}/team/{n}" for n in range(PROBES, 6)] and worth == 0.5
     # A probe that leads nowhere raises nothing, and its class-link is worth less from then on.
     news = _page(_list(*(f"/news/{n}" for n in range(6))))
-    rate = model.rater(link_collections(news, f"{SITE}/news/"))
+    stories = model.rate(link_collections(news, f"{SITE}/news/"))
     story = link_collections(_page("<p>A story.</p>"), f"{SITE}/news/0")
-    assert model.observe(f"{SITE}/news/0", story)[1:] == ([], 0.25)
-    assert rate(f"{SITE}/news/5", "") == WAITING
+    assert model.observe(f"{SITE}/news/0", story, stories.origin(f"{SITE}/news/0"))[1:] == ([], 0.25)
+    assert model.rate(link_collections(news, f"{SITE}/news/")).priority(f"{SITE}/news/5") == 0.25
+    # What the model learned goes on in a model restored from its state (a resumed crawl).
+    again = StructureModel(f"{SITE}/player/1")
+    assert again.restore(model.state()) and again.state() == model.state()
+    assert again.observe(f"{SITE}/news/1", story, stories.origin(f"{SITE}/news/1"))[1:] == ([], 1 / 6)
+    assert not StructureModel(f"{SITE}/player/2").restore(model.state())  # another sample's: not used

@@ -394,6 +394,20 @@ def test_a_claimed_page_stays_claimed_after_a_reopen(backend: Backend) -> None:
     assert reopened.claim_page("http://a.test/r#0123", "click-1")
 
 
+def test_a_link_policy_state_and_route_hints_survive_a_reopen(backend: Backend) -> None:
+    store = backend.open()
+    assert store.get_state("structure") is None
+    store.put_state("structure", '{"links": {}}')
+    store.put_state("structure", '{"links": {"c1 html/body/a": [1, 0, 0]}}')  # replaced
+    store.push([link(0).model_copy(update={"hint": "c1 html/body/a"})])
+    store.close()
+    reopened = backend.open()
+    assert reopened.get_state("structure") == '{"links": {"c1 html/body/a": [1, 0, 0]}}'
+    assert reopened.get_state("schema") is None  # not the store's own meta
+    (lease,) = reopened.lease(1, "w", ttl_s=60)
+    assert lease.route.hint == "c1 html/body/a"
+
+
 def test_counts_stay_consistent_over_a_random_walk(backend: Backend) -> None:
     """A long mixed sequence: counts() must always equal the states get() reports."""
     store = backend.open(max_attempts=2)
