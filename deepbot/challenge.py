@@ -8,6 +8,9 @@ DeepBot does not answer them. Two places look for them, with the evidence below:
   as failed; the check is never stored as the page.
 - the form extraction (``forms/extract.js``) and the analyzer: a form that a CAPTCHA
   guards. A relevant one is reported, not queried: every submission would be refused.
+- the submission (``crawl/visit.py``): a widget that was invisible (it only scored the
+  visit) shows its test when the form is sent. The query fails, ``CaptchaShown``, and
+  the form's other queries are not sent.
 
 The widgets are the CAPTCHA services' own markup (each marks its container with
 ``data-sitekey`` and draws its test in an iframe of its origin) and a site's own

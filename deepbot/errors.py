@@ -9,6 +9,7 @@
     │   └── PageTimeoutError       a page or script did not settle in time
     ├── ReplayError            a navigation sequence did not reach its page
     ├── FormError              a form could not be analysed, filled or submitted
+    │   └── CaptchaShown       its submission brought up a CAPTCHA's test
     └── StoreError             the route or document store failed
 
 Playwright's own errors are translated in ``deepbot.browser`` and nowhere above it.
@@ -52,6 +53,11 @@ class ReplayError(DeepBotError):
 
 class FormError(DeepBotError):
     """A form could not be analysed, filled or submitted."""
+
+
+class CaptchaShown(FormError):
+    """Submitting the form brought up a CAPTCHA's test (an invisible widget that did not
+    trust the visit): DeepBot does not answer them, so no query of that form will pass."""
 
 
 class StoreError(DeepBotError):

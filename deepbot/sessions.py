@@ -89,15 +89,46 @@ def save_session(state: SessionState, path: str | Path) -> None:
         out.write(text)
 
 
+def _cookie_host(cookie: dict[str, Any]) -> str:
+    domain = cookie.get("domain") or urlsplit(str(cookie.get("url", ""))).hostname or ""
+    return str(domain).lstrip(".").lower()
+
+
+def _serves(domain: str, url: str) -> bool:
+    """Whether a cookie or storage of ``domain`` is sent to, or read by, ``url``'s host."""
+    host = (urlsplit(url).hostname or "").lower()
+    return bool(domain) and (host == domain or host.endswith("." + domain))
+
+
+def _cookie_key(cookie: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(cookie.get(part)) for part in ("name", "domain", "url", "path"))
+
+
+def _stored_items(state: SessionState) -> set[tuple[str, str]]:
+    return {(o["origin"], item["name"]) for o in state.origins for item in o.get("localStorage", ())}
+
+
 def logged_into(login: SessionState, url: str) -> bool:
     """Whether the login holds something for ``url``'s host: a cookie of its domain (or a
     parent domain), or its origin's localStorage."""
-    host = (urlsplit(url).hostname or "").lower()
-    domains = {str(c.get("domain") or urlsplit(str(c.get("url", ""))).hostname or "").lstrip(".").lower()
-               for c in login.cookies}
+    domains = {_cookie_host(c) for c in login.cookies}
     domains |= {(urlsplit(o["origin"]).hostname or "").lower()
                 for o in login.origins if o.get("localStorage")}
-    return any(d and (host == d or host.endswith("." + d)) for d in domains)
+    return any(_serves(d, url) for d in domains)
+
+
+def dropped_login(login: SessionState, before: SessionState, after: SessionState, url: str) -> bool:
+    """Whether the page at ``url`` took away some of what the login holds for its host: a
+    cookie (by name, domain and path) or a localStorage item the session had before the
+    page and has no more. Ending a session clears them: an expired cookie, an app's token
+    dropped when its API said 401, and then the app draws its sign-in form in place."""
+    ours = {_cookie_key(c) for c in login.cookies if _serves(_cookie_host(c), url)}
+    had = ours & {_cookie_key(c) for c in before.cookies}
+    if had - {_cookie_key(c) for c in after.cookies}:
+        return True
+    items = {(origin, name) for origin, name in _stored_items(login)
+             if _serves((urlsplit(origin).hostname or "").lower(), url)}
+    return bool((items & _stored_items(before)) - _stored_items(after))
 
 
 def relogged(session: SessionState, login: SessionState) -> SessionState:
@@ -105,14 +136,11 @@ def relogged(session: SessionState, login: SessionState) -> SessionState:
     same name, domain and path (or are added), its localStorage items those of the same
     origin and name. What else the session holds (a cart, a search) stays."""
 
-    def key(cookie: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(str(cookie.get(part)) for part in ("name", "domain", "url", "path"))
-
     def items(origin: dict[str, Any]) -> dict[str, str]:
         return {item["name"]: item["value"] for item in origin.get("localStorage", ())}
 
-    fresh = {key(c) for c in login.cookies}
-    cookies = (*(c for c in session.cookies if key(c) not in fresh), *login.cookies)
+    fresh = {_cookie_key(c) for c in login.cookies}
+    cookies = (*(c for c in session.cookies if _cookie_key(c) not in fresh), *login.cookies)
     origins = {o["origin"]: items(o) for o in session.origins}
     for origin in login.origins:
         origins.setdefault(origin["origin"], {}).update(items(origin))

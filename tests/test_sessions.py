@@ -11,7 +11,14 @@ import pytest
 import nseql
 from deepbot.errors import ConfigError
 from deepbot.routes import SessionState
-from deepbot.sessions import expand_variables, load_session, logged_into, relogged, save_session
+from deepbot.sessions import (
+    dropped_login,
+    expand_variables,
+    load_session,
+    logged_into,
+    relogged,
+    save_session,
+)
 
 # As Playwright's context.storage_state() writes it.
 PLAYWRIGHT_STATE = {
@@ -100,3 +107,26 @@ def test_which_hosts_a_login_is_for() -> None:
                                                    "https://sso.example/a", "https://app.test/"))
     assert not any(logged_into(login, url) for url in ("https://otherlib.test/", "https://empty.test/",
                                                        "https://example/"))
+
+
+def test_a_page_that_drops_the_login_cookie_or_token_has_ended_the_session() -> None:
+    ticket = {"name": ".ASPXAUTH", "value": "t1", "domain": "lib.test", "path": "/"}
+    cart = {"name": "cart", "value": "3", "domain": "lib.test", "path": "/"}
+    other = {"name": "sid", "value": "s", "domain": "sso.test", "path": "/"}
+    token = {"origin": "https://app.lib.test", "localStorage": [{"name": "reader.token", "value": "x"}]}
+    login = SessionState(cookies=(ticket, other), origins=(token,))
+    before = SessionState(cookies=(ticket, cart, other), origins=(token,))
+
+    def after(*cookies: dict[str, str], origins: tuple[dict[str, object], ...] = (token,)) -> SessionState:
+        return SessionState(cookies=cookies, origins=origins)
+
+    assert dropped_login(login, before, after(cart, other), "https://lib.test/Loans.aspx")  # expired ticket
+    renewed = {**ticket, "value": "t2"}
+    assert not dropped_login(login, before, after(renewed, other), "https://lib.test/")
+    assert not dropped_login(login, before, after(ticket, other), "https://lib.test/")  # only the cart went
+    assert not dropped_login(login, before, after(ticket, cart), "https://lib.test/")  # another host's
+    assert dropped_login(login, before, after(ticket, cart, other, origins=()), "https://app.lib.test/loans")
+    emptied = ({"origin": "https://app.lib.test", "localStorage": []},)
+    assert dropped_login(login, before, after(ticket, other, origins=emptied), "https://app.lib.test/loans")
+    # What the session no longer had before the page cannot be dropped by it.
+    assert not dropped_login(login, after(other), after(other), "https://lib.test/")

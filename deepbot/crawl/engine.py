@@ -41,7 +41,7 @@ from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.domain import load_domain
-from deepbot.errors import BrowserError, ConfigError, DeepBotError
+from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.routes import (
@@ -57,7 +57,7 @@ from deepbot.routes import (
     route_key,
 )
 from deepbot.sequences import append_steps, navigate_step
-from deepbot.sessions import load_session, logged_into, relogged
+from deepbot.sessions import dropped_login, load_session, logged_into, relogged
 from deepbot.store import SqliteDocumentStore
 
 if TYPE_CHECKING:
@@ -121,6 +121,8 @@ class Crawler:
         self._relogin: SessionState | None = None
         self._fresh: set[str] = set()
         self._logged_out: set[str] = set()  # hosts whose pages showed the login form again
+        # Forms whose submission showed a CAPTCHA's test (_form_of): what it was.
+        self._guarded: dict[tuple[str | None, str], str] = {}
         self.frontier: SqliteRouteStore
         self.documents: SqliteDocumentStore
         self.pool: BrowserPool
@@ -275,6 +277,10 @@ class Crawler:
         if self.politeness.refusing(route.url) or host_key(route.url) in self._logged_out:
             self._park(lease)
             return None
+        guarded = self._guarded.get(_form_of(route)) if route.via is Via.FORM else None
+        if guarded is not None:  # its form showed a CAPTCHA to another query: this one would meet it too
+            self._fail(lease, CaptchaShown(guarded))
+            return None
         wait = self.politeness.wait_time(route.url)
         if wait > _HOLD_AT_MOST:
             # The host asked for a pause (Crawl-delay, Retry-After): give the route back
@@ -319,8 +325,11 @@ class Crawler:
                 raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
             if snapshot.status in BACKOFF_STATUSES:
                 raise Refused(f"http {snapshot.status}", host.backoff_seconds())
-            if (self._login is not None and snapshot.login_form and not _asked_for(route, snapshot)
-                    and logged_into(self._login, snapshot.url)):
+            if (self._login is not None and snapshot.login_form and logged_into(self._login, snapshot.url)
+                    and (not _asked_for(route, snapshot)
+                         or dropped_login(self._login, session, snapshot.session, snapshot.url))):
+                # Sent to the login form, or shown one in place by a page that dropped the
+                # login's cookie or token: the site has ended the session.
                 raise LoggedOut(f"logged out: {snapshot.url} shows the login form")
             for done in (snapshot.submitted, snapshot.dismissed):
                 if done is not None:
@@ -460,6 +469,12 @@ class Crawler:
             return None
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
+        if isinstance(exc, CaptchaShown):
+            retry = False  # the test would be shown again: DeepBot does not answer them
+            if _form_of(lease.route) not in self._guarded:
+                self._guarded[_form_of(lease.route)] = str(exc)
+                log.warning("the form on %s showed a CAPTCHA's test when submitted: its queries are not sent",
+                            lease.route.form_url or lease.route.url)
         backoff = exc.seconds if isinstance(exc, Refused) else 2.0 ** lease.attempt
         state = self.frontier.ack_failed(lease, reason, retry=retry, backoff_s=backoff)
         if state is RouteState.FAILED:
@@ -475,6 +490,12 @@ def _fetched(route: Route, snap: PageSnapshot) -> Fetched:
     return Fetched(url=route.url, final_url=snap.url, status=snap.status, content_type=snap.content_type,
                    body=snap.body or b"", html=snap.html if snap.body is None else None,
                    title=snap.title, visible_text=snap.text or None)
+
+
+def _form_of(route: Route) -> tuple[str | None, str]:
+    """Which form a query route submits: its page, and the way of submitting tried last
+    (a form's own ``submit``, the same for all its queries, where it has one)."""
+    return route.acts_on, route.submit[-1] if route.submit else ""
 
 
 def _asked_for(route: Route, snap: PageSnapshot) -> bool:

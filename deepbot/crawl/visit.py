@@ -23,7 +23,7 @@ from deepbot import challenge
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
-from deepbot.errors import BrowserError, FormError
+from deepbot.errors import BrowserError, CaptchaShown, FormError
 from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
 
 log = logging.getLogger(__name__)
@@ -226,6 +226,16 @@ async def _settle_in_place(page: Page, since: float, options: VisitOptions) -> b
         return True  # a navigation replaced the document: the harvest waits for the new one's fetches
 
 
+# After a submission that changed nothing: a CAPTCHA widget a person would have to answer
+# that was not there before it (an invisible reCAPTCHA shows its test to a visit it does
+# not trust), described for challenge.provider(); or null.
+_SHOWN_JS = """(check) => {
+  const before = window.__deepbotWidgets || new Set();
+  const widget = [...document.querySelectorAll(check.widgets)].find((el) => !before.has(el)
+    && el.checkVisibility() && !el.closest(check.invisible) && !/size=invisible/.test(el.src || ""));
+  return widget ? `${widget.localName} ${widget.className} ${widget.id} ${widget.src || ""}` : null;
+}"""
+
 _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
   // Resolves true as soon as the document is a new one (navigation) or its text
   // differs from what it was before the submission (results loaded by script).
@@ -243,9 +253,10 @@ _CHANGE_JS = """([mark, ms]) => new Promise((resolve) => {
 # suggestions the field typed in opened (a typeahead's; it stays while the field has
 # focus, and Enter in the field submits). A selector the page cannot resolve itself
 # (Playwright's own syntax) or a hidden control is left to the click, which says what is wrong.
-_PREPARE_JS = """([mark, selector, ms]) => {
+_PREPARE_JS = """([mark, selector, ms, check]) => {
   window.__deepbotMark = mark;
   window.__deepbotText = document.body.innerText;
+  window.__deepbotWidgets = new Set(document.querySelectorAll(check.widgets));
   if (!selector) return true;
   let el = null;
   try {
@@ -307,7 +318,7 @@ async def _submit(page: Page, candidates: tuple[str, ...],
         (step,) = nseql.parse(candidate).steps
         target = step.selector if isinstance(step, nseql.Click) else None
         try:
-            clear = await page.evaluate(_PREPARE_JS, [f"m{n}", target, cover_ms])
+            clear = await page.evaluate(_PREPARE_JS, [f"m{n}", target, cover_ms, _CHALLENGE])
         except PlaywrightError as exc:
             if is_crash(exc):
                 raise
@@ -330,6 +341,13 @@ async def _submit(page: Page, candidates: tuple[str, ...],
             changed = True  # the page navigated while we watched: a new document
         if changed:
             return candidate, run
+        try:
+            shown = await page.evaluate(_SHOWN_JS, _CHALLENGE)
+        except PlaywrightError:
+            return candidate, run  # it navigated after all, just now: a new document
+        if shown:  # every other way of submitting would meet it too
+            raise CaptchaShown(f"{challenge.provider(shown)} showed its test when the form was submitted"
+                               f" ({candidate.strip()})")
         tried.append(f"{candidate.strip()}: nothing changed")
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 

@@ -8,6 +8,7 @@ retried, and is recorded as failed if the check stays: never stored as the page.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,6 +44,30 @@ async def test_a_form_a_captcha_guards_is_reported_not_queried(tmp_path: Path) -
     assert all(urlsplit(d.final_url).path == "/books/results" for d in submitted)
     # A search page a CAPTCHA guards is a page of the site, not a bot check in front of it.
     assert {RECAPTCHA, ASPNET} <= {urlsplit(d.final_url).path for d in documents}
+
+
+async def test_a_form_whose_submission_shows_a_captcha_is_given_up_at_once(tmp_path: Path) -> None:
+    # An invisible reCAPTCHA that trusts nobody: the form looks unguarded, so it is queried,
+    # and its first submission brings up the image challenge instead of the results.
+    page = "/forms/books_invisible_recaptcha_challenge.html"
+    with FixtureServer() as site:
+        config = CrawlConfig(seeds=(site.url(page),), domains=(Path("domains/books.yaml"),),
+                             include=("^" + re.escape(site.url(page)) + "$", "/books/results"),
+                             store=tmp_path / "store.sqlite", workers=2, depth=1, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            failures, retried = crawler.frontier.failures(), crawler.stats.retried
+            (form,) = crawler.forms.found
+        visits = site.hits_for(page)
+    assert form.queries == 3 and form.challenge is None  # nothing showed before a submission
+    assert [urlsplit(d.url).path for d in documents] == [page]  # no results, and no challenge stored
+    ((reason, failed),) = failures.items()
+    assert reason.startswith("CaptchaShown: reCAPTCHA showed its test when the form was submitted (click ")
+    assert failed == 3
+    # Neither retried nor tried again by its other queries' routes once one had met it:
+    # at most one more per worker in flight at that moment.
+    assert retried == 0 and visits <= 1 + config.workers
+    assert site.hits_for("/vendor/recaptcha/api2/bframe.html") == visits - 1
 
 
 async def test_a_bot_check_pauses_the_host_and_is_never_stored(lab_site: FixtureServer,
