@@ -3,7 +3,8 @@
 DeepBot does not answer them. Two places look for them, with the evidence below:
 
 - the harvest (``crawl/harvest.js``): a page that is only a check standing in front of
-  the site ("Verify you are human", a CAPTCHA and little else). The crawler treats it
+  the site ("Verify you are human", a CAPTCHA and little else; around a widget, the
+  site's header, menus and footer do not count). The crawler treats it
   as a refusal, like a 429: the host is paused, the route retried later, then recorded
   as failed; the check is never stored as the page.
 - the form extraction (``forms/extract.js``) and the analyzer: a form that a CAPTCHA

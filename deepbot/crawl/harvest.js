@@ -467,17 +467,24 @@ async (opts) => {
   }
   // 6. A page that is only a bot check standing in front of the site (deepbot/challenge.py):
   // little text, a CAPTCHA widget or the words of one, and no field of its own besides
-  // the test's answer (a search page a CAPTCHA guards has its search fields).
+  // the test's answer (a search page a CAPTCHA guards has its search fields). Where a
+  // widget shows, the site's own header, menus and footer around it do not count, text
+  // or fields (the search box in its header): a check drawn in the site's layout
+  // (Cloudflare's custom pages) is one all the same. Words alone need a bare page.
   out.challenge = null;
   const check = opts.challenge;
-  if (check && out.text.length < 3000) {
+  const widget = check && [...document.querySelectorAll(check.widgets)].find((el) => el.checkVisibility()
+    && !el.closest(check.invisible) && !/size=invisible/.test(el.src || ""));
+  const chrome = "header, nav, footer, [role=banner], [role=navigation], [role=contentinfo]";
+  const framing = widget ? [...document.querySelectorAll(chrome)]
+    .filter((el) => !el.parentElement || !el.parentElement.closest(chrome))
+    .reduce((n, el) => n + (el.innerText || "").length, 0) : 0;
+  if (check && out.text.length - framing < 3000) {
     const said = new RegExp(check.pageWords, "i").exec(`${document.title}\n${out.text}`);
-    const widget = [...document.querySelectorAll(check.widgets)].find((el) => el.checkVisibility()
-      && !el.closest(check.invisible) && !/size=invisible/.test(el.src || ""));
     const answer = new RegExp(check.fieldWords, "i");
     const own = [...document.querySelectorAll("input:not([type=hidden]):not([type=submit]):not([type=button])" +
       ":not([type=image]):not([type=reset]):not([type=checkbox]):not([type=radio]), select, textarea")]
-      .some((el) => el.checkVisibility() && !answer.test(
+      .some((el) => el.checkVisibility() && !(widget && el.closest(chrome)) && !answer.test(
         `${el.name} ${el.id} ${el.placeholder || ""} ${el.getAttribute("aria-label") || ""} ${[...(el.labels || [])].map((l) => l.textContent).join(" ")}`));
     if ((said || widget) && !own) {
       out.challenge = { said: said ? said[0] : "",

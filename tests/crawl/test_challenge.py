@@ -90,6 +90,20 @@ async def test_a_bot_check_pauses_the_host_and_is_never_stored(lab_site: Fixture
     assert "Verify you are human" not in documents[0].text
 
 
+async def test_a_bot_check_in_the_sites_own_layout_is_one_too(lab_site: FixtureServer,
+                                                              tmp_path: Path) -> None:
+    # Its header has a search box and its footer more text than a bare check page: the
+    # widget, alone in the page's own content, says what it is.
+    branded = lab_site.url("/lab/botcheck/branded")
+    config = lab_config(lab_site, tmp_path / "store.sqlite", seeds=(branded,), depth=0)
+    async with Crawler(config) as crawler:
+        crawler.politeness.backoff = 0.2
+        documents = [doc async for doc in crawler.run()]
+        met = crawler.stats.page_work["bot checks met"]
+    assert [(urlsplit(d.url).path, d.title) for d in documents] == [("/lab/botcheck/branded", "Gift cards")]
+    assert lab_site.hits_for("/lab/botcheck/branded") == 2 and met == 1
+
+
 def test_the_summary_says_what_forms_were_left_alone() -> None:
     from deepbot.crawl.stats import CrawlStats
 
