@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.async_api import Browser
 
-from deepbot.crawl.visit import _PREPARE_JS
+from deepbot.crawl.visit import _CHALLENGE, _PREPARE_JS
 from deepbot.routes import Via
 from fixtures.server import FixtureServer
 from tests.crawl.conftest import crawl_books_page
@@ -52,7 +52,7 @@ async def test_the_list_is_known_for_what_it_is(browser: Browser, site: FixtureS
         await page.goto(site.url(PAGE + "?delay=0"))
         await page.fill("#ts-title", "java")
         await page.locator(".ui-autocomplete").first.wait_for(state="visible")
-        check = [["m0", 'xpath=//form[@id="shop-search"]//button', 3000]]
+        check = [["m0", 'xpath=//form[@id="shop-search"]//button', 3000, _CHALLENGE]]
         assert await page.evaluate(_PREPARE_JS, *check) == "suggestions"
         await page.locator("#ts-title").blur()  # the list closes 150 ms later
         assert await page.evaluate(_PREPARE_JS, *check) is True
