@@ -17,7 +17,9 @@ priority is the mean of that probability and the similarity of the page and the 
 text to the centroid of the relevant pages.
 
 Training set: a user of the original crawler browsed and labelled pages; here it is an
-earlier crawl's store (``--learn-from``), its documents and the links between them,
+earlier crawl's store (``--learn-from``), its documents and all the links between them
+(read from their HTML, not only the link each was first reached by: a breadth-first
+crawl reaches a page by its shortest way, seldom the way that leads on to the topic),
 labelled by the topic: a page at least ``topic_threshold`` near it is relevant.
 """
 
@@ -30,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from deepbot.content.postprocess import ProcessContext
+from deepbot.content.structure import link_collections
 from deepbot.content.topic import Topic, terms
 from deepbot.routes import canonical_url
 
@@ -44,14 +47,23 @@ class TrainingPage:
     url: str
     parent: str | None  # the URL of the page whose link led here, if known
     text: str
+    links: tuple[str, ...] = ()  # the URLs it links to (those among the training pages count)
+
+
+def _edges(pages: list[TrainingPage]) -> set[tuple[str, str]]:
+    """The links between training pages: (from, to), each once; and the crawl's own way
+    to each page (its parent), which a page's HTML may no longer show."""
+    known = {p.url for p in pages}
+    edges = {(p.parent, p.url) for p in pages if p.parent in known}
+    edges |= {(p.url, target) for p in pages for target in p.links if target in known and target != p.url}
+    return edges
 
 
 def levels(pages: list[TrainingPage], relevant: set[str]) -> dict[str, int]:
     """Each page's distance in links to the nearest relevant page it leads to, at most 3."""
     parents: dict[str, set[str]] = {}
-    for page in pages:
-        if page.parent is not None:
-            parents.setdefault(page.url, set()).add(page.parent)
+    for source, target in _edges(pages):
+        parents.setdefault(target, set()).add(source)
     level = dict.fromkeys((p.url for p in pages), LEVELS - 1)
     queue = deque((url, 0) for url in relevant if url in level)
     for url, _ in queue:
@@ -148,13 +160,12 @@ def train(pages: list[TrainingPage], topic: Topic, threshold: float, *, k: int =
     initial = np.ones(LEVELS)
     transitions = np.ones((LEVELS, LEVELS))
     emissions = np.ones((LEVELS, len(centroids)))
-    position = {p.url: n for n, p in enumerate(pages)}
     for n, page in enumerate(pages):
         emissions[level[page.url], cluster[n]] += 1
         if page.parent is None:
             initial[level[page.url]] += 1
-        elif page.parent in position:
-            transitions[level[page.parent], level[page.url]] += 1
+    for source, target in _edges(pages):
+        transitions[level[source], level[target]] += 1
     return PathModel(vocabulary, centroids, initial / initial.sum(),
                      transitions / transitions.sum(axis=1, keepdims=True),
                      emissions / emissions.sum(axis=1, keepdims=True))
@@ -172,12 +183,14 @@ def training_pages(store: Path) -> list[TrainingPage]:
         pages = []
         url_of: dict[str, str] = {}
         parent_of: dict[str, str | None] = {}
-        for doc in documents.iter_documents(html=False):
+        for doc in documents.iter_documents(html=True):
             record = routes.get(doc.route_key)
             parent_of[doc.route_key] = record.route.parent if record is not None else None
             url_of[doc.route_key] = canonical_url(doc.final_url)
-            pages.append((doc.route_key, doc.text))
-    return [TrainingPage(url_of[key], url_of.get(parent_of[key] or ""), text) for key, text in pages]
+            links = link_collections(doc.html, doc.final_url) if doc.html else {}
+            pages.append((doc.route_key, doc.text, tuple({u for urls in links.values() for u in urls})))
+    return [TrainingPage(url_of[key], url_of.get(parent_of[key] or ""), text, links)
+            for key, text, links in pages]
 
 
 class PathProcessor:

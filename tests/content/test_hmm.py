@@ -35,6 +35,17 @@ def test_levels_count_links_back_from_the_relevant_pages() -> None:
                      "/living/garden": 0, "/living/garden/1": 0, "/living/garden/2": 0}
 
 
+def test_every_link_between_training_pages_counts_not_only_the_first_way_in() -> None:
+    # The crawl reached the garden index from the living section first; the sport page
+    # links to it too (its HTML says so), and so is one link from the topic as well.
+    pages = [*_site()[:6], TrainingPage("/sport/garden-day", "/sport", SPORT, links=("/living/garden", "/x"))]
+    pages += _site()[6:]
+    found = levels(pages, {"/living/garden", "/living/garden/1", "/living/garden/2"})
+    assert found["/sport/garden-day"] == 1 and found["/sport"] == 2  # was 3: only its parent's link counted
+    model = train(pages, Topic("garden tools"), 0.2, k=4)
+    assert model.transitions[1, 0] > model.transitions[3, 0]
+
+
 def test_the_model_learns_that_a_level_1_page_leads_to_the_topic() -> None:
     model = train(_site(), Topic("garden tools"), 0.2, k=4)
     assert model.transitions.shape == (LEVELS, LEVELS) and model.emissions.shape == (LEVELS, 5)
