@@ -142,7 +142,6 @@ class Crawler:
         self.config.store.parent.mkdir(parents=True, exist_ok=True)
         self.frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
         self._stack.callback(self.frontier.close)
-        self._stack.callback(self._save_policy)  # before the frontier closes: callbacks run last first
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
@@ -163,6 +162,9 @@ class Crawler:
             learned = self.frontier.get_state("structure")
             if learned is not None and self.structure.restore(learned):
                 log.info("a structure crawl resumed with what it had learned of the site")
+            # Saved at the end, before the stores close (callbacks run last first); only once
+            # restored, so a crawl that fails to open never writes an empty model over it.
+            self._stack.callback(self._save_policy)
         if self.config.session is not None:  # a bad file fails here, before a browser starts
             self._login = login = load_session(self.config.session)
             self._start_session = self.frontier.put_session(login)

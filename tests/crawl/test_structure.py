@@ -6,12 +6,15 @@ fixtures/sites/worldcup.py: 110 pages from six templates, 48 of them player page
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
+from deepbot.errors import ConfigError
+from deepbot.frontier import SqliteRouteStore
 from fixtures.server import FixtureServer
 from fixtures.sites import worldcup
 
@@ -55,6 +58,16 @@ async def test_an_interrupted_structure_crawl_resumes_with_what_it_had_learned(t
     store = tmp_path / "like.sqlite"
     with FixtureServer() as site:
         first, _, _ = await _crawl(site, store, like=True, budget=20)
+        with SqliteRouteStore(store) as frontier:
+            learned = frontier.get_state("structure")
+        assert learned is not None and json.loads(learned)["links"]  # class-links it has tried
+        # A rerun that fails to open (a session file that is not there) keeps it as it was.
+        broken = CrawlConfig(like=site.url(SAMPLE), store=store, session=tmp_path / "missing.json")
+        with pytest.raises(ConfigError):
+            async with Crawler(broken):
+                pass
+        with SqliteRouteStore(store) as frontier:
+            assert frontier.get_state("structure") == learned
         second, _, crawler = await _crawl(site, store, like=True, budget=None)
         downloads = len({path for _, path in site.hits if path.startswith("/cup/")})
     # The links that waited for their class-link's probes before the stop are raised by a
