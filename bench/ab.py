@@ -9,8 +9,9 @@ How a change to DeepBot itself is measured (the figures in bench/README.md's
 a temporary worktree of ``--before`` and from this tree in turn (before then after,
 then after then before, …) so that the machine's drift falls on both sides. Each run
 is measured like the throughput benchmark's (``common.measure``: wall time, CPU of
-the whole process tree, peak PSS); pages are counted by the site's server. Prints a
-table and, per concurrency, the median ratio after / before.
+the whole process tree and of DeepBot's own Python process, the steadiest gauge of a
+change to DeepBot's own work, and peak PSS); pages are counted by the site's server.
+Prints a table and, per concurrency, the median ratio after / before.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def crawl(tree: Path, seed: str, concurrency: int, store: Path, time_limit: floa
     cmd = throughput.deepbot_command(seed, concurrency, store)
     m = measure(cmd, timeout=time_limit, env=tree_env(tree), cwd=tree)
     return {"returncode": m.returncode, "timed_out": m.timed_out, "wall_s": round(m.wall_s, 2),
-            "cpu_s": round(m.cpu_s, 2), "peak_pss_mb": round(m.peak_pss_mb)}
+            "cpu_s": round(m.cpu_s, 2), "python_cpu_s": m.cpu_s_by_role.get("python", 0.0),
+            "peak_pss_mb": round(m.peak_pss_mb)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,21 +75,25 @@ def main(argv: list[str] | None = None) -> int:
                         pages = server.counts().distinct_pages
                         row.update(side=side, concurrency=concurrency, pair=pair + 1, pages=pages,
                                    pages_per_s=round(pages / row["wall_s"], 2) if row["wall_s"] else 0.0,
-                                   cpu_ms_per_page=round(1000 * row["cpu_s"] / max(pages, 1)))
+                                   cpu_ms_per_page=round(1000 * row["cpu_s"] / max(pages, 1)),
+                                   python_ms_per_page=round(1000 * row["python_cpu_s"] / max(pages, 1), 1))
                         rows.append(row)
                         print(f"  c={concurrency} pair {pair + 1} {side:6s}"
                               f" {row['pages_per_s']:6.2f} pages/s"
                               f" {row['cpu_ms_per_page']:4d} CPU ms/page"
+                              f" ({row['python_ms_per_page']:.1f} Python)"
                               f" {row['peak_pss_mb']:5d} MB {pages}/{args.pages} pages",
                               file=sys.stderr, flush=True)
-    ratios = {c: median_ratios(rows, ("pages_per_s", "cpu_ms_per_page", "peak_pss_mb"), concurrency=c)
+    ratios = {c: median_ratios(rows, ("pages_per_s", "cpu_ms_per_page", "python_ms_per_page", "peak_pss_mb"),
+                               concurrency=c)
               for c in levels}
     if args.json:
         print(json.dumps({"before": args.before, "assets": args.assets, "runs": rows,
                           "after_over_before": ratios}, indent=2))
         return 0
     print_ab(rows, {"workers": "concurrency", "pair": "pair", "side": "side", "pages/s": "pages_per_s",
-                    "CPU ms/page": "cpu_ms_per_page", "peak PSS MB": "peak_pss_mb", "pages": "pages"},
+                    "CPU ms/page": "cpu_ms_per_page", "of it Python": "python_ms_per_page",
+                    "peak PSS MB": "peak_pss_mb", "pages": "pages"},
              {f"workers {c}": ratio for c, ratio in ratios.items()})
     return 0
 

@@ -236,20 +236,23 @@ def _main_element(root: _Element) -> _Element:
 # --- rendering -----------------------------------------------------------------------
 
 _SPACE = re.compile(r"\s+")
+# A line break between blocks, kept apart from the text's own whitespace until that is
+# collapsed: the parser drops every NUL from the text, so no page text holds one.
+_BREAK = "\x00"
 
 
 def _render(el: _Element, out: list[str], *, skip_boilerplate: bool) -> None:
     for child in el.children:
         if isinstance(child, str):
-            out.append(_SPACE.sub(" ", child))
+            out.append(child)  # whitespace collapsed once, in _lines: not a regex per text node
         elif skip_boilerplate and child.boilerplate:
             continue
         elif child.tag == "br":
-            out.append("\n")
+            out.append(_BREAK)
         elif child.tag in _BLOCK:
-            out.append("\n")
+            out.append(_BREAK)
             _render(child, out, skip_boilerplate=skip_boilerplate)
-            out.append("\n")
+            out.append(_BREAK)
         else:
             if child.tag in ("td", "th"):
                 out.append(" ")
@@ -257,7 +260,8 @@ def _render(el: _Element, out: list[str], *, skip_boilerplate: bool) -> None:
 
 
 def _lines(parts: list[str]) -> str:
-    lines = (line.strip() for line in "".join(parts).split("\n"))
+    # str.split() breaks at the whitespace r"\s" matches, several times faster than a sub.
+    lines = (line.strip() for line in " ".join("".join(parts).split()).split(_BREAK))
     return "\n".join(line for line in lines if line)
 
 

@@ -1,7 +1,9 @@
 // Everything the crawler needs from a rendered page, in ONE evaluate: one round
 // trip instead of dozens. Menus that insert links on hover are opened by
 // dispatching the events a pointer would, before anchors are collected.
-async (opts) => {
+async (given) => {
+  // Options as JSON text (what the crawler sends: one value for Playwright to check) or an object.
+  const opts = typeof given === "string" ? JSON.parse(given) : given;
   // An overlay (fixed, sticky, a modal dialog) that speaks of cookies or consent in its
   // own words (a link to a cookie policy in a fixed header does not count), and a button
   // in it that refuses, accepts or closes: {selector, text}, or null.
