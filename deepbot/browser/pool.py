@@ -21,7 +21,9 @@ from deepbot.browser import fetches
 from deepbot.browser.blocking import block_media
 from deepbot.browser.launch import launch_chromium
 from deepbot.errors import BrowserCrashedError
-from deepbot.routes import SessionState
+from deepbot.routes import EMPTY_SESSION, SessionState
+
+_EMPTY_DIGEST = EMPTY_SESSION.digest()  # most routes of most crawls: no hash a route
 
 log = logging.getLogger("deepbot.browser")
 
@@ -55,7 +57,7 @@ class Slot:
 
     async def restore(self, session: SessionState) -> None:
         """Bring the context to exactly ``session`` (cookies and storage)."""
-        digest = session.digest()
+        digest = _EMPTY_DIGEST if session is EMPTY_SESSION else session.digest()
         if digest == self.session_digest:
             return
         await self.context.set_storage_state(session.to_playwright())  # type: ignore[arg-type]

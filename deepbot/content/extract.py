@@ -82,33 +82,33 @@ def _parse(html: str) -> _Element:
     top = parsers[0].root
     if top is None:
         return root
-    # (node, the element its content goes to, depth): node's next sibling is pushed back
-    # before its children, so the tree is built in document order.
+    # (node, the element its content goes to, depth): a run of siblings still to walk. An
+    # element's next sibling waits on the stack while its children are walked, so the
+    # tree is built in document order; text and skipped nodes just step to the next.
     stack: list[tuple[LexborNode | None, _Element, int]] = [(top, root, 0)]
     while stack:
         node, parent, depth = stack.pop()
-        if node is None:
-            continue
-        stack.append((node.next, parent, depth))
-        tag = node.tag
-        if tag == "-text":
-            parent.children.append(node.text_content or "")
-            continue
-        if not tag or tag[0] in "-!#_":
-            continue  # comments, doctype
-        if tag in _INVISIBLE:  # elements never shown, but for a web component's shadow root
-            if tag == "template" and "shadowrootmode" in node.attributes:
-                stack.append((_shadow_root(node, parsers), parent, depth))
-            continue
-        attrs = node.attributes  # values may be None (a bare attribute)
-        if _hidden(attrs):
-            continue
-        if depth >= _MAX_DEPTH:
-            stack.append((node.child, parent, depth))
-            continue
-        el = _Element(tag, attrs, parent, boilerplate=parent.boilerplate or _boilerplate(tag, attrs))
-        parent.children.append(el)
-        stack.append((node.child, el, depth + 1))
+        while node is not None:
+            tag = node.tag
+            if tag == "-text":
+                parent.children.append(node.text_content or "")
+            elif not tag or tag[0] in "-!#_":
+                pass  # comments, doctype
+            elif tag in _INVISIBLE:  # elements never shown, but for a web component's shadow root
+                if tag == "template" and "shadowrootmode" in node.attributes:
+                    stack.append((node.next, parent, depth))
+                    node = _shadow_root(node, parsers)
+                    continue
+            elif not _hidden(attrs := node.attributes):  # values may be None (a bare attribute)
+                stack.append((node.next, parent, depth))
+                if depth < _MAX_DEPTH:
+                    boilerplate = parent.boilerplate or _boilerplate(tag, attrs)
+                    el = _Element(tag, attrs, parent, boilerplate=boilerplate)
+                    parent.children.append(el)
+                    parent, depth = el, depth + 1
+                node = node.child
+                continue
+            node = node.next
     return root
 
 

@@ -24,7 +24,7 @@ from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
 from deepbot.errors import BrowserError, CaptchaShown, FormError
-from deepbot.routes import Link, PageSnapshot, Route, ScriptElement, SessionState
+from deepbot.routes import PageSnapshot, Route, SessionState
 
 log = logging.getLogger(__name__)
 
@@ -163,8 +163,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         return PageSnapshot(
             url=data["url"], status=status, content_type=content_type or "text/html",
             title=data.get("title", ""), html=data.get("html", ""), text=data.get("text", ""),
-            links=tuple(Link(**link) for link in data.get("links", ())),
-            scripts=tuple(ScriptElement(**s) for s in data.get("scripts", ())),
+            # As the page gave them: the snapshot's own validation makes the models, in one call.
+            links=data.get("links", ()), scripts=data.get("scripts", ()),
             revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
             more=int(data.get("more", 0)),
             session=session, settled=settled, headers=headers,

@@ -87,6 +87,8 @@ CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL) WITHOUT ROWID;
 """
 
+_SESSIONS_REMEMBERED = 10_000  # digests put_session knows it wrote; forgotten all at once past this
+
 _CLEAR_LEASE = "lease_worker = NULL, lease_process = NULL, lease_expires = NULL"
 _INSERT_ROUTE = "INSERT OR IGNORE INTO routes (key, priority) VALUES (?, ?)"
 _INSERT_PAYLOAD = "INSERT INTO route_payloads (seq, data) VALUES (?, ?)"
@@ -123,6 +125,7 @@ class SqliteRouteStore:
         self.max_attempts = max_attempts
         self._clock = clock
         self._process = process or current_identity()
+        self._sessions_put: set[str] = set()  # digests this store has written (put_session)
         self._file = SqliteFile(path, "route store", timeout_s=timeout_s, cache_kib=32768)
         with self._write() as db:
             for statement in filter(str.strip, _SCHEMA.split(";\n")):
@@ -152,8 +155,13 @@ class SqliteRouteStore:
 
     def put_session(self, state: SessionState) -> str:
         digest = state.digest()
+        if digest in self._sessions_put:  # a snapshot is never removed: no write transaction again
+            return digest
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?)", (digest, state.model_dump_json()))
+        if len(self._sessions_put) >= _SESSIONS_REMEMBERED:
+            self._sessions_put.clear()
+        self._sessions_put.add(digest)
         return digest
 
     def get_session(self, digest: str) -> SessionState:

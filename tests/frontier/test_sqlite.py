@@ -150,3 +150,23 @@ def test_liveness_of_process_identities() -> None:
     assert is_dead(f"{host}:{os.getpid()}:1")  # our pid, but another start: recycled pid
     assert not is_dead(f"other-host:{child.pid}:")  # another machine: leave it to the TTL
     assert not is_dead("garbage") and not is_dead(f"{host}:notapid:")
+
+
+def test_a_session_already_written_costs_no_write_again(tmp_path: Path) -> None:
+    # Every page of a crawl with cookies puts its snapshot, mostly one the store has.
+    from deepbot.routes import SessionState
+
+    path = tmp_path / "f.sqlite"
+    session = SessionState(cookies=({"name": "sid", "value": "42", "domain": "site.test", "path": "/"},))
+    statements: list[str] = []
+    with SqliteRouteStore(path) as store:
+        store._file._db.set_trace_callback(statements.append)
+        digest = store.put_session(session)
+        assert "BEGIN IMMEDIATE" in statements
+        statements.clear()
+        assert store.put_session(SessionState.from_playwright(session.to_playwright())) == digest
+        assert statements == []  # not even a transaction
+        other = store.put_session(SessionState())  # a new one is written
+        assert "BEGIN IMMEDIATE" in statements
+    with SqliteRouteStore(path) as reopened:  # and both are in the file
+        assert reopened.get_session(digest) == session and reopened.get_session(other) == SessionState()
