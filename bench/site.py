@@ -1,6 +1,6 @@
 """The throughput benchmark's site: generated, deterministic, served on loopback.
 
-    python bench/site.py --serve [--pages 1000] [--port 8765] [--assets 30]
+    python bench/site.py --serve [--pages 1000] [--port 8765] [--assets 30] [--latency 0.5]
 
 ``build_site(n)`` makes ``n`` HTML pages of 20–40 KB each (navigation, a breadcrumb,
 tables, 30–60 links, a few paragraphs, inline script, an external stylesheet and a
@@ -11,6 +11,8 @@ off-site link and a ``mailto:`` make the link graph look like a real catalogue.
 ``build_site(n, assets=k)`` adds ``k`` external scripts and style sheets to every page's
 head, shared by all pages and cacheable, as a real site's libraries are (a median page
 asks for some twenty scripts and style sheets): what a crawler pays per subresource.
+``SiteServer(site, latency=s)`` answers each page after ``s`` seconds, as a real server
+that builds its pages: on loopback with no wait the machine's cores are the bound.
 
 ``SiteServer`` serves it from memory with a threaded HTTP/1.1 server and counts the
 GETs of HTML pages itself, so "all pages fetched" never rests on a crawler's word.
@@ -237,8 +239,14 @@ class _QuietServer(ThreadingHTTPServer):
 class SiteServer:
     """Serves a Site on 127.0.0.1 from memory, counting requests."""
 
-    def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *, latency: float = 0.0):
+        if latency < 0:
+            raise ValueError(f"latency must be at least 0 s, not {latency}")
         self.site = site
+        # Seconds before each HTML page's answer, as a real server takes to build a page
+        # (a catalogue's search results take tenths of a second). Assets answer at once, as
+        # from a CDN. Each connection has its own thread, so waits overlap as they would.
+        self.latency = latency
         self._lock = threading.Lock()
         self._counts = Counts()
         server = self
@@ -267,6 +275,8 @@ class SiteServer:
                     body, ctype, status = b"<!DOCTYPE html><title>Not found</title>", "text/html", 404
                 if send_body:
                     server._count(path if page is not None else None, f"{status} {path}")
+                if page is not None and server.latency:
+                    time.sleep(server.latency)
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -343,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="random seed: the same seed builds the same site (default 7)")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
     parser.add_argument("--assets", type=int, default=0, help="extra scripts and style sheets per page")
+    parser.add_argument("--latency", type=float, default=0.0,
+                        help="seconds the server takes to answer each HTML page (default 0)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     site = build_site(args.pages, args.seed, assets=args.assets)
@@ -353,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({len(depths)} reachable)")
     if not args.serve:
         return 0
-    with SiteServer(site, port=args.port) as server:
+    with SiteServer(site, port=args.port, latency=args.latency) as server:
         print(f"serving on {server.url} — Ctrl-C to stop")
         try:
             while True:

@@ -428,6 +428,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pages", type=int, help="pages in the generated site (default 1000)")
     p.add_argument("--assets", type=int, default=0,
                    help="extra scripts and style sheets in every page's head (default 0)")
+    p.add_argument("--latency", type=float, default=0.0,
+                   help="seconds the site's server takes to answer each page (default 0: on loopback with no "
+                        "wait the cores are the bound; a real server takes tenths of a second)")
     p.add_argument("--concurrency", help="comma-separated, e.g. 1,4,8 (the default)")
     p.add_argument("--runs", type=int, help="rounds per concurrency (default 3)")
     p.add_argument("--only", help=f"comma-separated contestants (default {','.join(DEFAULT_ORDER)})")
@@ -450,6 +453,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = [n for n in args.only if n not in CONTESTANTS]
     if unknown:
         p.error(f"unknown contestant(s) {', '.join(unknown)}; choose from {', '.join(CONTESTANTS)}")
+    if args.latency < 0:
+        p.error(f"--latency must be at least 0 s, not {args.latency}")
     if quick and args.time_limit is None:
         args.time_limit = 60.0
     return args
@@ -488,12 +493,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     site = site_module.build_site(args.pages, assets=args.assets)
     results: list[RunResult] = []
     chromium = find_chromium()
-    with site_module.SiteServer(site) as server:
+    with site_module.SiteServer(site, latency=args.latency) as server:
         urls_file = out / "urls.txt"
         urls_file.write_text("\n".join(server.page_urls()) + "\n")
         base = RunSetup(seed=server.url, urls_file=urls_file, concurrency=1, workdir=out,
                         chromium=chromium, chromium_args=tuple(chromium_args(_IMAGES_OFF)))
-        print(f"site: {len(site.pages)} pages (+{args.assets} assets each) at {server.url}; "
+        waits = f", each answered after {args.latency:g} s" if args.latency else ""
+        print(f"site: {len(site.pages)} pages (+{args.assets} assets each{waits}) at {server.url}; "
               f"contestants: {', '.join(names)}; "
               f"concurrency {args.concurrency}; {args.runs} round(s)", flush=True)
         # One untimed pass warms the disk cache for Chromium and the interpreter.
@@ -543,11 +549,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{name}: not run — {why}")
     browser = " ".join(str(env["chromium"]).split()[:2])  # "Chromium 156.0…", not the build banner
     with_assets = f" + {args.assets} scripts and style sheets" if args.assets else ""
+    with_assets += f", served after {args.latency:g} s" if args.latency else ""
     title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB{with_assets}, {env['cpus']} cores, "
              f"{browser}, {env['date'][:10]}")
     data = {
         "environment": env,
-        "settings": {"pages": args.pages, "assets": args.assets, "concurrency": args.concurrency,
+        "settings": {"pages": args.pages, "assets": args.assets, "latency_s": args.latency,
+                     "concurrency": args.concurrency,
                      "runs": args.runs,
                      "contestants": {n: CONTESTANTS[n].description for n in names},
                      "time_limit": args.time_limit, "time_limit_factor": args.time_limit_factor,

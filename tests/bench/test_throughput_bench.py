@@ -8,9 +8,11 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
@@ -112,6 +114,30 @@ def test_server_counts_page_gets_and_allows_robots(bench_site: ModuleType) -> No
         assert counts.other == {"200 /robots.txt": 1}
         server.reset()
         assert server.counts().page_gets == 0
+
+
+@pytest.mark.timeout(60)
+def test_server_latency_delays_each_page_not_its_assets_and_waits_overlap(bench_site: ModuleType) -> None:
+    site = bench_site.build_site(20)
+    with pytest.raises(ValueError, match="latency"):
+        bench_site.SiteServer(site, latency=-1)
+    with bench_site.SiteServer(site, latency=1.0) as server:
+        urls = server.page_urls()
+
+        def get(url: str) -> float:
+            started = time.perf_counter()
+            with urllib.request.urlopen(url, timeout=30) as response:
+                response.read()
+            return time.perf_counter() - started
+
+        assert get(server.url + "static/site.css") < 1.0  # an asset answers at once
+        with ThreadPoolExecutor(4) as pool:
+            started = time.perf_counter()
+            waits = list(pool.map(get, urls[:4]))
+            together = time.perf_counter() - started
+        assert min(waits) >= 1.0
+        assert together < 3.0  # four pages waited side by side, not one after another (4 s)
+        assert server.counts().distinct_pages == 4
 
 
 @pytest.mark.slow
