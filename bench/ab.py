@@ -3,6 +3,7 @@
     python bench/ab.py --before HEAD~1 --concurrency 4 --pairs 2
     python bench/ab.py --before main --concurrency 1,8 --pairs 1 --pages 300 --json
     python bench/ab.py --before HEAD~1 --assets 30      # pages with 30 scripts and style sheets
+    python bench/ab.py --before HEAD~1 --latency 0.5   # a server that takes half a second a page
 
 How a change to DeepBot itself is measured (the figures in bench/README.md's
 "What changed" sections): the same ``deepbot crawl`` of the benchmark site, run from
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1000, help="size of the generated site (default 1000)")
     parser.add_argument("--assets", type=int, default=0,
                         help="extra scripts and style sheets in every page (default 0)")
+    parser.add_argument("--latency", type=float, default=0.0,
+                        help="seconds the site's server takes to answer each page (default 0)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds per crawl before it is killed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="deepbot-ab-") as tmp, worktree(args.before) as before:
         site = site_module.build_site(args.pages, assets=args.assets)
-        with site_module.SiteServer(site) as server:
+        with site_module.SiteServer(site, latency=args.latency) as server:
             for concurrency in levels:
                 for pair in range(args.pairs):
                     for side, tree in ab_sides(before, pair):
@@ -88,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                                concurrency=c)
               for c in levels}
     if args.json:
-        print(json.dumps({"before": args.before, "assets": args.assets, "runs": rows,
-                          "after_over_before": ratios}, indent=2))
+        print(json.dumps({"before": args.before, "assets": args.assets, "latency_s": args.latency,
+                          "runs": rows, "after_over_before": ratios}, indent=2))
         return 0
     print_ab(rows, {"workers": "concurrency", "pair": "pair", "side": "side", "pages/s": "pages_per_s",
                     "CPU ms/page": "cpu_ms_per_page", "of it Python": "python_ms_per_page",
