@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1000, help="size of the generated site (default 1000)")
     parser.add_argument("--assets", type=int, default=0,
                         help="extra scripts and style sheets in every page (default 0)")
-    parser.add_argument("--latency", type=float, default=0.0,
+    parser.add_argument("--latency", type=site_module.latency_arg, default=0.0,
                         help="seconds the site's server takes to answer each page (default 0)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds per crawl before it is killed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

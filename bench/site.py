@@ -229,6 +229,17 @@ class Counts:
         return sum(self.pages.values())
 
 
+def latency_arg(text: str) -> float:
+    """``--latency`` for every benchmark that serves the site: seconds, at least 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not seconds >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0 s, not {text}")
+    return seconds
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A browser closing its idle keep-alive connections as it exits is no error.
@@ -353,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="random seed: the same seed builds the same site (default 7)")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
     parser.add_argument("--assets", type=int, default=0, help="extra scripts and style sheets per page")
-    parser.add_argument("--latency", type=float, default=0.0,
+    parser.add_argument("--latency", type=latency_arg, default=0.0,
                         help="seconds the server takes to answer each HTML page (default 0)")
     args = parser.parse_args(argv)
     started = time.perf_counter()

@@ -428,7 +428,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pages", type=int, help="pages in the generated site (default 1000)")
     p.add_argument("--assets", type=int, default=0,
                    help="extra scripts and style sheets in every page's head (default 0)")
-    p.add_argument("--latency", type=float, default=0.0,
+    p.add_argument("--latency", type=site_module.latency_arg, default=0.0,
                    help="seconds the site's server takes to answer each page (default 0: on loopback with no "
                         "wait the cores are the bound; a real server takes tenths of a second)")
     p.add_argument("--concurrency", help="comma-separated, e.g. 1,4,8 (the default)")
@@ -453,8 +453,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = [n for n in args.only if n not in CONTESTANTS]
     if unknown:
         p.error(f"unknown contestant(s) {', '.join(unknown)}; choose from {', '.join(CONTESTANTS)}")
-    if args.latency < 0:
-        p.error(f"--latency must be at least 0 s, not {args.latency}")
     if quick and args.time_limit is None:
         args.time_limit = 60.0
     return args
@@ -548,9 +546,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, why in broken.items():
         print(f"\n{name}: not run — {why}")
     browser = " ".join(str(env["chromium"]).split()[:2])  # "Chromium 156.0…", not the build banner
-    with_assets = f" + {args.assets} scripts and style sheets" if args.assets else ""
-    with_assets += f", served after {args.latency:g} s" if args.latency else ""
-    title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB{with_assets}, {env['cpus']} cores, "
+    extras = f" + {args.assets} scripts and style sheets" if args.assets else ""
+    extras += f", served after {args.latency:g} s" if args.latency else ""
+    title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB{extras}, {env['cpus']} cores, "
              f"{browser}, {env['date'][:10]}")
     data = {
         "environment": env,

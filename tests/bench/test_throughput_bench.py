@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import importlib.util
 import json
@@ -121,6 +122,10 @@ def test_server_latency_delays_each_page_not_its_assets_and_waits_overlap(bench_
     site = bench_site.build_site(20)
     with pytest.raises(ValueError, match="latency"):
         bench_site.SiteServer(site, latency=-1)
+    for bad in ("-1", "soon", "nan"):  # the flag of site.py, throughput.py and ab.py
+        with pytest.raises(argparse.ArgumentTypeError):
+            bench_site.latency_arg(bad)
+    assert bench_site.latency_arg("0.5") == 0.5
     with bench_site.SiteServer(site, latency=1.0) as server:
         urls = server.page_urls()
 
