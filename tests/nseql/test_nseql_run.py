@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, Route
 
 try:  # where Playwright's client sends each message to its driver
     from playwright._impl.connection import Connection
@@ -138,10 +138,25 @@ async def test_dismiss_clicks_an_overlay_that_is_shown(page: Page, site: Fixture
     assert await page.inner_text("#choice") == "Cookie choice: denied"
 
 
+async def held(page: Page, url_glob: str) -> asyncio.Event:
+    """Holds the page's requests to ``url_glob`` in the browser until the event is set: what
+    a late script fetches comes after the steps ran, however slow the machine."""
+    release = asyncio.Event()
+
+    async def hold(route: Route) -> None:
+        await release.wait()
+        await route.continue_()
+
+    await page.route(url_glob, hold)
+    return release
+
+
 async def test_dismiss_watches_for_an_overlay_that_shows_later(page: Page, site: FixtureServer) -> None:
     # The wall comes once the consent script has fetched its settings: after the step ran.
+    settings = await held(page, "**/lab/consent/cmp.json")
     result = await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
     assert result.steps_run == 2 and not await page.evaluate(WALL_SHOWN)
+    settings.set()
     await page.wait_for_function(WALL_SHOWN)  # no action: nothing is clicked yet
     # The next action, in a later run, finds it first and clicks it away.
     await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
