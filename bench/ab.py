@@ -58,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1000, help="size of the generated site (default 1000)")
     parser.add_argument("--assets", type=int, default=0,
                         help="extra scripts and style sheets in every page (default 0)")
-    parser.add_argument("--latency", type=site_module.latency_arg, default=0.0,
-                        help="seconds the site's server takes to answer each page (default 0)")
+    parser.add_argument("--latency", type=site_module.latency_arg, default=site_module.Latency(),
+                        help="seconds the site's server takes to answer each page, or a range (0.5-1.5) "
+                             "within which each page's time is fixed (default 0)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds per crawl before it is killed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                                concurrency=c)
               for c in levels}
     if args.json:
-        print(json.dumps({"before": args.before, "assets": args.assets, "latency_s": args.latency,
+        print(json.dumps({"before": args.before, "assets": args.assets, "latency_s": str(args.latency),
                           "runs": rows, "after_over_before": ratios}, indent=2))
         return 0
     print_ab(rows, {"workers": "concurrency", "pair": "pair", "side": "side", "pages/s": "pages_per_s",

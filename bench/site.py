@@ -1,6 +1,6 @@
 """The throughput benchmark's site: generated, deterministic, served on loopback.
 
-    python bench/site.py --serve [--pages 1000] [--port 8765] [--assets 30] [--latency 0.5]
+    python bench/site.py --serve [--pages 1000] [--port 8765] [--assets 30] [--latency 0.5 | 0.5-1.5]
 
 ``build_site(n)`` makes ``n`` HTML pages of 20–40 KB each (navigation, a breadcrumb,
 tables, 30–60 links, a few paragraphs, inline script, an external stylesheet and a
@@ -13,6 +13,7 @@ head, shared by all pages and cacheable, as a real site's libraries are (a media
 asks for some twenty scripts and style sheets): what a crawler pays per subresource.
 ``SiteServer(site, latency=s)`` answers each page after ``s`` seconds, as a real server
 that builds its pages: on loopback with no wait the machine's cores are the bound.
+``latency=Latency(0.5, 1.5)`` spreads the pages' waits over a range, each page's fixed.
 
 ``SiteServer`` serves it from memory with a threaded HTTP/1.1 server and counts the
 GETs of HTML pages itself, so "all pages fetched" never rests on a crawler's word.
@@ -28,6 +29,7 @@ import re
 import sys
 import threading
 import time
+import zlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from html import escape
@@ -229,15 +231,47 @@ class Counts:
         return sum(self.pages.values())
 
 
-def latency_arg(text: str) -> float:
-    """``--latency`` for every benchmark that serves the site: seconds, at least 0."""
+@dataclass(frozen=True)
+class Latency:
+    """How long the server takes to build a page: ``low`` seconds, or, with a ``high``
+    above it, a time between the two that is fixed per path (each contestant waits the
+    same for the same page) and spread evenly over the site's pages. A fixed wait keeps
+    workers that started together in step; real pages take different times to build."""
+
+    low: float = 0.0
+    high: float | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.low >= 0 and (self.high is None or self.high >= self.low)):
+            raise ValueError(f"latency must be at least 0 s and a range low-high, not {self}")
+
+    def __bool__(self) -> bool:
+        return bool(self.low or self.high)
+
+    def __str__(self) -> str:
+        return f"{self.low:g}" if self.high is None else f"{self.low:g}-{self.high:g}"
+
+    @property
+    def mean(self) -> float:
+        return self.low if self.high is None else (self.low + self.high) / 2
+
+    def for_path(self, path: str) -> float:
+        if self.high is None:
+            return self.low
+        share = zlib.crc32(path.encode()) / 0xFFFFFFFF  # the same share of the range each run
+        return self.low + (self.high - self.low) * share
+
+
+def latency_arg(text: str) -> Latency:
+    """``--latency`` for every benchmark that serves the site: seconds (``1``), or a range
+    (``0.5-1.5``) within which each page's wait is fixed, at least 0."""
+    low, dash, high = text.partition("-")
     try:
-        seconds = float(text)
+        latency = Latency(float(low), float(high) if dash else None)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not seconds >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0 s, not {text}")
-    return seconds
+        raise argparse.ArgumentTypeError(
+            f"not seconds (1) or a range of seconds (0.5-1.5), at least 0: {text!r}") from None
+    return latency
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -250,9 +284,10 @@ class _QuietServer(ThreadingHTTPServer):
 class SiteServer:
     """Serves a Site on 127.0.0.1 from memory, counting requests."""
 
-    def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *, latency: float = 0.0):
-        if latency < 0:
-            raise ValueError(f"latency must be at least 0 s, not {latency}")
+    def __init__(self, site: Site, host: str = "127.0.0.1", port: int = 0, *,
+                 latency: float | Latency = 0.0):
+        if not isinstance(latency, Latency):
+            latency = Latency(latency)
         self.site = site
         # Seconds before each HTML page's answer, as a real server takes to build a page
         # (a catalogue's search results take tenths of a second). Assets answer at once, as
@@ -287,7 +322,7 @@ class SiteServer:
                 if send_body:
                     server._count(path if page is not None else None, f"{status} {path}")
                 if page is not None and server.latency:
-                    time.sleep(server.latency)
+                    time.sleep(server.latency.for_path(path))
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -364,8 +399,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="random seed: the same seed builds the same site (default 7)")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
     parser.add_argument("--assets", type=int, default=0, help="extra scripts and style sheets per page")
-    parser.add_argument("--latency", type=latency_arg, default=0.0,
-                        help="seconds the server takes to answer each HTML page (default 0)")
+    parser.add_argument("--latency", type=latency_arg, default=Latency(),
+                        help="seconds the server takes to answer each HTML page, or a range (0.5-1.5) "
+                             "within which each page's time is fixed (default 0)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     site = build_site(args.pages, args.seed, assets=args.assets)

@@ -428,9 +428,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pages", type=int, help="pages in the generated site (default 1000)")
     p.add_argument("--assets", type=int, default=0,
                    help="extra scripts and style sheets in every page's head (default 0)")
-    p.add_argument("--latency", type=site_module.latency_arg, default=0.0,
-                   help="seconds the site's server takes to answer each page (default 0: on loopback with no "
-                        "wait the cores are the bound; a real server takes tenths of a second)")
+    p.add_argument("--latency", type=site_module.latency_arg, default=site_module.Latency(),
+                   help="seconds the site's server takes to answer each page, or a range (0.5-1.5) within "
+                        "which each page's time is fixed (default 0: on loopback with no wait the cores "
+                        "are the bound; a real server takes tenths of a second)")
     p.add_argument("--concurrency", help="comma-separated, e.g. 1,4,8 (the default)")
     p.add_argument("--runs", type=int, help="rounds per concurrency (default 3)")
     p.add_argument("--only", help=f"comma-separated contestants (default {','.join(DEFAULT_ORDER)})")
@@ -496,7 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         urls_file.write_text("\n".join(server.page_urls()) + "\n")
         base = RunSetup(seed=server.url, urls_file=urls_file, concurrency=1, workdir=out,
                         chromium=chromium, chromium_args=tuple(chromium_args(_IMAGES_OFF)))
-        waits = f", each answered after {args.latency:g} s" if args.latency else ""
+        waits = f", each answered after {args.latency} s" if args.latency else ""
         print(f"site: {len(site.pages)} pages (+{args.assets} assets each{waits}) at {server.url}; "
               f"contestants: {', '.join(names)}; "
               f"concurrency {args.concurrency}; {args.runs} round(s)", flush=True)
@@ -547,12 +548,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{name}: not run — {why}")
     browser = " ".join(str(env["chromium"]).split()[:2])  # "Chromium 156.0…", not the build banner
     extras = f" + {args.assets} scripts and style sheets" if args.assets else ""
-    extras += f", served after {args.latency:g} s" if args.latency else ""
+    extras += f", served after {args.latency} s" if args.latency else ""
     title = (f"DeepBot throughput, {len(site.pages)} pages of 20–40 KB{extras}, {env['cpus']} cores, "
              f"{browser}, {env['date'][:10]}")
     data = {
         "environment": env,
-        "settings": {"pages": args.pages, "assets": args.assets, "latency_s": args.latency,
+        "settings": {"pages": args.pages, "assets": args.assets, "latency_s": str(args.latency),
                      "concurrency": args.concurrency,
                      "runs": args.runs,
                      "contestants": {n: CONTESTANTS[n].description for n in names},

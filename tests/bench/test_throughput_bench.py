@@ -122,10 +122,17 @@ def test_server_latency_delays_each_page_not_its_assets_and_waits_overlap(bench_
     site = bench_site.build_site(20)
     with pytest.raises(ValueError, match="latency"):
         bench_site.SiteServer(site, latency=-1)
-    for bad in ("-1", "soon", "nan"):  # the flag of site.py, throughput.py and ab.py
+    for bad in ("-1", "soon", "nan", "1-0.5", "0.5-", "-0.5-1"):  # the flag of site.py, throughput.py, ab.py
         with pytest.raises(argparse.ArgumentTypeError):
             bench_site.latency_arg(bad)
-    assert bench_site.latency_arg("0.5") == 0.5
+    assert bench_site.latency_arg("0.5") == bench_site.Latency(0.5)
+    spread = bench_site.latency_arg("0.5-1.5")
+    assert str(spread) == "0.5-1.5" and spread.mean == 1.0
+    waits = [spread.for_path(path) for path in site.pages]
+    # each page's wait is its own and the same every time, spread over the whole range
+    assert waits == [spread.for_path(path) for path in site.pages]
+    assert all(0.5 <= wait <= 1.5 for wait in waits) and len(set(waits)) == len(waits)
+    assert min(waits) < 0.8 and max(waits) > 1.2
     with bench_site.SiteServer(site, latency=1.0) as server:
         urls = server.page_urls()
 
