@@ -8,6 +8,8 @@ page's own use of fetch and XHR is unchanged, and that what never ends is bounde
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,9 @@ def _link(url: str) -> Route:
 
 
 async def test_a_page_drawn_by_xhr_then_fetch_is_read_once_both_came(site: FixtureServer) -> None:
-    snapshot = await _visit(_link(site.url("/lab/spa/")))
+    # two requests of 0.2 s one after the other: a bound well above, which a settled page ends
+    snapshot = await _visit(_link(site.url("/lab/spa/")),
+                            VisitOptions(fetch_wait_ms=5_000, settle_timeout_ms=5_000))
     # The list came by XMLHttpRequest, then its first book's details by fetch(), started
     # in the first answer's handler: both drawn, neither placeholder left.
     assert "Solaris" in snapshot.text and lab.SPA_SUMMARY in snapshot.text, snapshot.text
@@ -45,9 +49,24 @@ async def test_a_page_drawn_by_xhr_then_fetch_is_read_once_both_came(site: Fixtu
     assert lab.SPA_SUMMARY in snapshot.html
 
 
-async def test_without_waiting_the_placeholder_is_what_a_reader_gets(site: FixtureServer) -> None:
+@pytest.fixture
+def gated_spa() -> Iterator[tuple[FixtureServer, threading.Event]]:
+    """The lab, whose SPA list is answered only once the event is set: a page read
+    without waiting is read before it, however slow the machine."""
+    gate = threading.Event()
+    with FixtureServer(options={"lab_spa_gate": gate}) as server:
+        try:
+            yield server, gate
+        finally:
+            gate.set()
+
+
+async def test_without_waiting_the_placeholder_is_what_a_reader_gets(
+        gated_spa: tuple[FixtureServer, threading.Event]) -> None:
     """The control: with the wait off, the same page is read with its placeholder."""
+    site, gate = gated_spa
     snapshot = await _visit(_link(site.url("/lab/spa/")), VisitOptions(fetch_wait_ms=0))
+    gate.set()
     assert "Loading the catalogue" in snapshot.text and "Solaris" not in snapshot.text
 
 
@@ -93,11 +112,16 @@ async def test_the_page_s_fetch_and_xhr_behave_as_before(site: FixtureServer) ->
 
 @pytest.mark.parametrize("fetch_wait", [2.0, 0.0])
 async def test_a_crawl_stores_the_page_as_drawn_by_its_fetches(
-        site: FixtureServer, tmp_path: Path, fetch_wait: float) -> None:
+        site: FixtureServer, gated_spa: tuple[FixtureServer, threading.Event], tmp_path: Path,
+        fetch_wait: float) -> None:
+    if not fetch_wait:  # the list must not come before the page is read
+        site, gate = gated_spa
     config = lab_config(site, tmp_path / "store.sqlite", seeds=(site.url("/lab/spa/"),), depth=0,
                         fetch_wait=fetch_wait)
     async with Crawler(config) as crawler:
         (document,) = [doc async for doc in crawler.run()]
+    if not fetch_wait:
+        gate.set()
     if fetch_wait:
         assert lab.SPA_SUMMARY in document.text and "Loading" not in document.text
     else:  # the crawl's setting reaches the page: off, the placeholder is what is stored

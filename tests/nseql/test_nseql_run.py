@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import socket
 import time
 from types import SimpleNamespace
@@ -180,8 +181,10 @@ async def test_an_overlay_that_stays_after_its_click_does_not_hold_later_actions
 
 
 async def test_a_forgotten_overlay_is_left_alone(page: Page, site: FixtureServer) -> None:
+    settings = await held(page, "**/lab/consent/cmp.json")  # the wall comes after the run
     await run(parse(f"navigate {site.url('/lab/consent/?late=1')}\ndismiss {DENY}\n"), page, **FAST)
     await forget_overlays(page)
+    settings.set()
     await page.wait_for_function(WALL_SHOWN)
     with pytest.raises(StepError) as caught:
         await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
@@ -209,7 +212,9 @@ async def test_dismiss_watches_an_iframe_that_shows_later(page: Page, site: Fixt
     # already: Playwright may check its handlers while it waits, not only before an action).
     shown = "() => !!document.getElementById('ccFrame') || document.cookie.includes('cc_choice=')"
     await page.wait_for_function(shown)
-    await run(parse("click 'text=Browse the archive'\n"), page, **FAST)
+    # The frame's document comes 0.3 s later, from another origin (a renderer of its own):
+    # the click waits as long as it takes the watch to answer it, not FAST's 1.5 s.
+    await run(parse("click 'text=Browse the archive'\n"), page, **{**FAST, "step_timeout_ms": 10_000})
     assert await page.inner_text("#choice") == "Cookie choice: denied"
 
 
@@ -244,10 +249,11 @@ async def test_select_like_waits_for_the_options_a_script_brings(page: Page, sit
     # The car site's models come from its API 300 ms after a make is chosen.
     program = parse(f"navigate {site.url('/cars/')}\nselect '#make' value \"toyota\"\n"
                     'select "#model" like "corolla"\n')
-    assert (await run(program, page, **FAST)).steps_run == 3
+    # (A plain tab counts no fetches: the step waits for its option until its timeout.)
+    assert (await run(program, page, **{**FAST, "step_timeout_ms": 10_000})).steps_run == 3
     assert await page.eval_on_selector("#model", "el => el.value") == "corolla"  # not "Corolla Cross"
     error = await step_error(page, f"navigate {site.url('/cars/')}\nselect '#make' value \"ford\"\n"
-                                   'select "#model" like "corolla"\n')
+                                   'select "#model" like "corolla"\n', step_timeout_ms=3000)
     assert (error.kind, error.steps_run) == (Failure.NOT_FOUND, 2)
     assert "no option like 'corolla'" in error.reason and "'Fiesta'" in error.reason
 
@@ -300,7 +306,8 @@ async def test_a_program_compiled_once_runs_many_times(page: Page, site: Fixture
     program = parse(f"navigate {site.url('/lab/js/')}\nclick '#js-c'\n")
     first = await run(program, page, **FAST)
     second = await run(program, page, **FAST)
-    assert first == second
+    # (whether the load event came within FAST's 1 s is the machine's, not the program's)
+    assert dataclasses.replace(first, loaded=True) == dataclasses.replace(second, loaded=True)
     assert first.final_url == site.url("/lab/js/target-c")
 
 

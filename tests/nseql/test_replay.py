@@ -118,7 +118,7 @@ async def test_failed_step_reports_line_reason_and_where_it_stopped(
     result = await replay_in_browser(
         browser,
         f"navigate {site.url('/lab/')}\nclick 'text=Menus'\nclick '#no-such-thing'\nback\n",
-        timeout=1.5,
+        timeout=4,  # each step's bound: the first page of a new context, on a loaded machine
         screenshot=shot,
     )
     assert not result.ok

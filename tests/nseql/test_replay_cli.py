@@ -38,7 +38,7 @@ def test_failing_step_exits_1_naming_the_line(
 ) -> None:
     # From standard input, to cover FILE = "-".
     monkeypatch.setattr("sys.stdin", io.StringIO(f"navigate {site.url('/lab/form/')}\n\ncheck '#nope'\n"))
-    code = main(["replay", "-", "--timeout", "1.5"])
+    code = main(["replay", "-", "--timeout", "4"])  # a newly launched browser's first page, under load
     out = capsys.readouterr()
     assert code == 1
     assert "line 3: check \"#nope\": no element matches '#nope'" in out.err
