@@ -120,6 +120,10 @@ def _kill_tree(root: psutil.Process | None) -> None:
             proc.send_signal(signal.SIGKILL)
 
 
+# What a process of the tree shows between its fork and its exec or rename.
+_PASSING_ROLES = frozenset({"zygote", "exe", "sh", "other"})
+
+
 class _Sampler(threading.Thread):
     """Sums RSS and PSS over every descendant of the harness every ``interval`` s."""
 
@@ -134,6 +138,7 @@ class _Sampler(threading.Thread):
         self._procs: dict[int, psutil.Process] = {}
         self._roles: dict[int, str] = {}
         self._cpu: dict[int, float] = {}  # each process's CPU seconds when last seen
+        self._seen: dict[int, int] = {}  # how many samples each process has been in
 
     def cpu_by_role(self) -> dict[str, float]:
         totals: dict[str, float] = defaultdict(float)
@@ -142,8 +147,13 @@ class _Sampler(threading.Thread):
         return dict(totals)
 
     def _role(self, proc: psutil.Process, tick: int) -> str:
-        # Asked again now and then: a forked child shows its parent's command line until it execs.
-        if proc.pid not in self._roles or tick % 10 == 0:
+        # Asked at each of a process's first ten samples, then now and then: a forked child
+        # shows its parent's command line until it execs (the driver: Python's; Chromium's
+        # network service: "exe") or renames itself (a renderer: the zygote's for ~15 ms),
+        # and a short run is over in a second. What a child of the zygote may become is asked
+        # every time: the zygote itself is one process.
+        seen = self._seen[proc.pid] = self._seen.get(proc.pid, 0) + 1
+        if seen <= 10 or tick % 10 == 0 or self._roles.get(proc.pid) in _PASSING_ROLES:
             with contextlib.suppress(psutil.Error):
                 # A process that has exited and awaits its reaping shows an empty command
                 # line: keep the role it ran as (a recycled context's renderer is still one).

@@ -377,6 +377,32 @@ def test_sampler_keeps_the_role_of_a_process_as_it_exits() -> None:
     assert sampler.cpu_by_role() == {"renderer": 1.5}
 
 
+def test_sampler_names_a_forked_child_by_what_it_becomes_at_once() -> None:
+    # A renderer shows the zygote's command line for its first ~15 ms, the driver Python's
+    # until it execs: a short run (a second) must not leave their CPU with those roles.
+    sampler = _common()._Sampler()
+
+    class Forked:
+        def __init__(self, pid: int, *cmdlines: list[str]) -> None:
+            self.pid, self.cmdlines = pid, list(cmdlines)
+
+        def cmdline(self) -> list[str]:
+            return self.cmdlines.pop(0) if len(self.cmdlines) > 1 else self.cmdlines[0]
+
+    chromium = "/usr/lib/chromium/chromium"
+    renderer = Forked(1, [chromium, "--type=zygote"], [chromium, "--type=renderer"])
+    driver = Forked(2, ["/x/.venv/bin/python3.11", "-m", "deepbot"], ["/x/driver/node", "cli.js"])
+    for proc in (renderer, driver):
+        assert sampler._role(proc, tick=1) in ("zygote", "python")  # type: ignore[arg-type]
+        sampler._cpu[proc.pid] = 1.0
+    # the next sample, not the tenth, names them
+    assert [sampler._role(p, tick=2) for p in (renderer, driver)] == ["renderer", "node"]  # type: ignore[arg-type]
+    assert sampler.cpu_by_role() == {"renderer": 1.0, "node": 1.0}
+    # the zygote itself stays the zygote
+    zygote = Forked(3, [chromium, "--type=zygote"])
+    assert {sampler._role(zygote, tick) for tick in range(1, 30)} == {"zygote"}  # type: ignore[arg-type]
+
+
 def _throughput() -> ModuleType:
     return _common().load_bench_module("throughput")
 
