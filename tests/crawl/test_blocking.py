@@ -21,6 +21,10 @@ _PAGE = b"""<!DOCTYPE html><html><head><title>Media</title><link rel="stylesheet
 <audio src="/clip.mp3" autoplay></audio><video src="/media/stream?id=1" preload="auto"></video>
 <video preload="auto"><source src="/MOVIE.MP4?v=2" type="video/mp4"></video>
 <p><a href="/next">Next page</a> <a href="/trailer.webm">Trailer</a></p></body></html>"""
+_GAVE_UP = """() =>
+  [...document.querySelectorAll('audio, video')].every((m) => m.error || m.networkState === 3)
+  && document.fonts.size > 0
+  && [...document.fonts].every((f) => f.status === 'error' || f.status === 'loaded')"""
 _CSS = b"@font-face { font-family: F; src: url(/fonts/f.woff2) format('woff2') } h1 { font-family: F }"
 
 
@@ -76,7 +80,9 @@ async def test_pool_pages_load_scripts_and_cached_css_but_no_fonts_or_media(
     async with BrowserPool(1, BrowserSettings()) as pool, pool.slot() as slot:
         for path in ("/", "/next"):
             await slot.page.goto(base + path, wait_until="load")
-            await slot.page.wait_for_timeout(200)  # media elements start loading after load
+            # Media and fonts start loading after load: wait until each has loaded or failed,
+            # so that the counts below are of requests made or refused, not of ones not yet made.
+            await slot.page.wait_for_function(_GAVE_UP, timeout=10_000)
         title = await slot.page.title()
         family = await slot.page.evaluate("getComputedStyle(document.getElementById('h')).fontFamily")
     assert title == "Media (js ran)" and family == "F"  # the stylesheet and the script did load
