@@ -120,10 +120,6 @@ def _kill_tree(root: psutil.Process | None) -> None:
             proc.send_signal(signal.SIGKILL)
 
 
-# What a process of the tree shows between its fork and its exec or rename.
-_PASSING_ROLES = frozenset({"zygote", "exe", "sh", "other"})
-
-
 class _Sampler(threading.Thread):
     """Sums RSS and PSS over every descendant of the harness every ``interval`` s."""
 
@@ -149,11 +145,10 @@ class _Sampler(threading.Thread):
     def _role(self, proc: psutil.Process, tick: int) -> str:
         # Asked at each of a process's first ten samples, then now and then: a forked child
         # shows its parent's command line until it execs (the driver: Python's; Chromium's
-        # network service: "exe") or renames itself (a renderer: the zygote's for ~15 ms),
-        # and a short run is over in a second. What a child of the zygote may become is asked
-        # every time: the zygote itself is one process.
+        # network service: "exe", ~80 ms) or renames itself (a renderer: the zygote's for
+        # ~15 ms), and a short run is over in a second.
         seen = self._seen[proc.pid] = self._seen.get(proc.pid, 0) + 1
-        if seen <= 10 or tick % 10 == 0 or self._roles.get(proc.pid) in _PASSING_ROLES:
+        if seen <= 10 or tick % 10 == 0:
             with contextlib.suppress(psutil.Error):
                 # A process that has exited and awaits its reaping shows an empty command
                 # line: keep the role it ran as (a recycled context's renderer is still one).

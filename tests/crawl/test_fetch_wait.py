@@ -112,16 +112,15 @@ async def test_the_page_s_fetch_and_xhr_behave_as_before(site: FixtureServer) ->
 
 @pytest.mark.parametrize("fetch_wait", [2.0, 0.0])
 async def test_a_crawl_stores_the_page_as_drawn_by_its_fetches(
-        site: FixtureServer, gated_spa: tuple[FixtureServer, threading.Event], tmp_path: Path,
-        fetch_wait: float) -> None:
-    if not fetch_wait:  # the list must not come before the page is read
-        site, gate = gated_spa
+        gated_spa: tuple[FixtureServer, threading.Event], tmp_path: Path, fetch_wait: float) -> None:
+    site, gate = gated_spa
+    if fetch_wait:  # the list comes as it would; without waiting it must not come before the read
+        gate.set()
     config = lab_config(site, tmp_path / "store.sqlite", seeds=(site.url("/lab/spa/"),), depth=0,
                         fetch_wait=fetch_wait)
     async with Crawler(config) as crawler:
         (document,) = [doc async for doc in crawler.run()]
-    if not fetch_wait:
-        gate.set()
+    gate.set()
     if fetch_wait:
         assert lab.SPA_SUMMARY in document.text and "Loading" not in document.text
     else:  # the crawl's setting reaches the page: off, the placeholder is what is stored
