@@ -15,6 +15,7 @@ samples loses at most 0.1 s), and PSS per role at the tree's peak.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import importlib.util
@@ -76,6 +77,7 @@ class Measurement:
     peak_processes: int
     cpu_s_by_role: dict[str, float] = field(default_factory=dict)  # sampled; sums to about cpu_s
     peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # at the tree's PSS peak
+    peak_processes_by_role: dict[str, int] = field(default_factory=dict)  # each role's own peak count
 
 
 def process_role(cmdline: Sequence[str]) -> str:
@@ -130,6 +132,7 @@ class _Sampler(threading.Thread):
         self.peak_pss = 0
         self.peak_processes = 0
         self.peak_pss_by_role: dict[str, int] = {}
+        self.peak_count_by_role: dict[str, int] = defaultdict(int)
         self._stop_event = threading.Event()
         self._procs: dict[int, psutil.Process] = {}
         self._roles: dict[int, str] = {}
@@ -162,6 +165,7 @@ class _Sampler(threading.Thread):
         while not self._stop_event.is_set():
             rss = pss = 0
             pss_by_role: dict[str, int] = defaultdict(int)
+            count_by_role: dict[str, int] = defaultdict(int)
             try:
                 children = me.children(recursive=True)
             except psutil.Error:
@@ -169,6 +173,7 @@ class _Sampler(threading.Thread):
             for child in children:
                 proc = self._procs.setdefault(child.pid, child)  # reuse: psutil caches per object
                 role = self._role(proc, tick)
+                count_by_role[role] += 1
                 with contextlib.suppress(psutil.Error):
                     times = proc.cpu_times()
                     self._cpu[proc.pid] = times.user + times.system
@@ -184,6 +189,8 @@ class _Sampler(threading.Thread):
                 self.peak_pss = pss
                 self.peak_pss_by_role = dict(pss_by_role)
             self.peak_processes = max(self.peak_processes, len(children))
+            for role, count in count_by_role.items():
+                self.peak_count_by_role[role] = max(self.peak_count_by_role[role], count)
             tick += 1
             self._stop_event.wait(self.interval)
 
@@ -239,7 +246,27 @@ def measure(cmd: Sequence[str], *, timeout: float, env: Mapping[str, str] | None
         peak_processes=sampler.peak_processes,
         cpu_s_by_role={k: round(v, 2) for k, v in sorted(sampler.cpu_by_role().items())},
         peak_pss_mb_by_role={k: round(v / 2**20, 1) for k, v in sorted(sampler.peak_pss_by_role.items())},
+        peak_processes_by_role=dict(sorted(sampler.peak_count_by_role.items())),
     )
+
+
+def parse_only(parser: argparse.ArgumentParser, only: str | None, choices: Sequence[str], what: str,
+               default: Sequence[str] | None = None) -> list[str]:
+    """``--only a,b``'s names (``default``, else all ``choices``, when not given); an unknown
+    name is a usage error."""
+    names = [v.strip() for v in (only or ",".join(default or choices)).split(",") if v.strip()]
+    unknown = [v for v in names if v not in choices]
+    if unknown:
+        parser.error(f"unknown {what}(s) {', '.join(unknown)}; choose from {', '.join(choices)}")
+    return names
+
+
+def interleaved(names: Sequence[str], rounds: int) -> Iterator[tuple[int, str]]:
+    """(round, name) for each round: the names in order, reversed every other round, so that
+    the machine's drift falls on all of them."""
+    for round_no in range(rounds):
+        for name in names if round_no % 2 == 0 else names[::-1]:
+            yield round_no + 1, name
 
 
 def venv_python(name: str) -> Path:

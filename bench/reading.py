@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import become_subreaper, load_bench_module, measure
+from common import become_subreaper, interleaved, load_bench_module, measure, parse_only
 
 VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies",
             "goto+harvest-cdp")
@@ -153,10 +153,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     p.add_argument("--urls", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.only = [v.strip() for v in (args.only or ",".join(VARIANTS)).split(",") if v.strip()]
-    unknown = [v for v in args.only if v not in VARIANTS]
-    if unknown:
-        p.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
+    args.only = parse_only(p, args.only, VARIANTS, "variant")
     return args
 
 
@@ -176,17 +173,15 @@ def main(argv: list[str] | None = None) -> int:
             site_module.SiteServer(site) as server:
         urls_file = Path(tmp) / "urls.txt"
         urls_file.write_text("\n".join(server.page_urls()[: args.pages]) + "\n")
-        for round_no in range(args.rounds):
-            order = args.only if round_no % 2 == 0 else args.only[::-1]
-            for variant in order:
-                row = run_variant(variant, server, urls_file, args.pages, args.concurrency, args.time_limit,
-                                  Path(tmp))
-                row["cpu_ms_per_page_by_role"] = throughput._fold(row["cpu_ms_per_page_by_role"])
-                row["round"] = round_no + 1
-                rows.append(row)
-                print(f"  round {round_no + 1} {variant:22s} {row['wall_ms_per_page']:6.1f} wall ms/page"
-                      f" {row['cpu_ms_per_page']:6.1f} CPU ms/page  {row['pages']}/{args.pages} pages",
-                      file=sys.stderr, flush=True)
+        for round_no, variant in interleaved(args.only, args.rounds):
+            row = run_variant(variant, server, urls_file, args.pages, args.concurrency, args.time_limit,
+                              Path(tmp))
+            row["cpu_ms_per_page_by_role"] = throughput._fold(row["cpu_ms_per_page_by_role"])
+            row["round"] = round_no
+            rows.append(row)
+            print(f"  round {round_no} {variant:22s} {row['wall_ms_per_page']:6.1f} wall ms/page"
+                  f" {row['cpu_ms_per_page']:6.1f} CPU ms/page  {row['pages']}/{args.pages} pages",
+                  file=sys.stderr, flush=True)
     summary = summarize(rows, roles)
     if args.json:
         print(json.dumps({"settings": {"pages": args.pages, "rounds": args.rounds,

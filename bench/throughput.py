@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from common import BENCH, OUT, REPO, become_subreaper, ensure_venv, load_bench_module, measure
+    from common import BENCH, OUT, REPO, become_subreaper, ensure_venv, load_bench_module, measure, parse_only
 except ModuleNotFoundError as exc:  # psutil, most likely
     sys.exit(f"{exc}: install the benchmark's requirements with `pip install -r bench/requirements.txt`")
 
@@ -450,10 +450,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.pages = args.pages or (40 if quick else 1000)
     args.concurrency = [int(c) for c in (args.concurrency or ("2" if quick else "1,4,8")).split(",")]
     args.runs = args.runs or (1 if quick else 3)
-    args.only = [n.strip() for n in (args.only or ",".join(DEFAULT_ORDER)).split(",") if n.strip()]
-    unknown = [n for n in args.only if n not in CONTESTANTS]
-    if unknown:
-        p.error(f"unknown contestant(s) {', '.join(unknown)}; choose from {', '.join(CONTESTANTS)}")
+    args.only = parse_only(p, args.only, CONTESTANTS, "contestant", default=DEFAULT_ORDER)
     if quick and args.time_limit is None:
         args.time_limit = 60.0
     return args

@@ -298,6 +298,38 @@ def test_reading_measures_each_variant_against_the_bare_loop() -> None:
     assert harvest["cpu_ms_over_goto"] == round(over, 1)
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(150)
+def test_memory_counts_the_renderers_of_each_layout_of_the_same_loop() -> None:
+    pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
+    layouts = ["contexts", "contexts+limit", "tabs+limit", "page-per-url"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "memory.py"), "--pages", "8", "--rounds", "1", "--concurrency", "3",
+         "--process-limit", "1", "--only", ",".join(layouts), "--json"],
+        capture_output=True, text=True, timeout=140, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    runs = {r["layout"]: r for r in report["runs"]}
+    assert list(runs) == layouts
+    for run in runs.values():
+        assert run["returncode"] == 0 and run["pages"] == 8 and run["complete"], run  # counted by the server
+        assert run["peak_pss_mb"] > 0  # PSS is read every 0.5 s: this short a run may show no renderer's
+    # A renderer per context, whatever the limit; the tabs of one context share one under it.
+    assert runs["contexts"]["renderers"] == runs["contexts+limit"]["renderers"] == 3
+    assert runs["tabs+limit"]["renderers"] == 1
+    summary = {s["layout"]: s for s in report["summary"]}
+    assert summary["contexts"]["peak_pss_mb_x"] == 1.0
+    assert summary["tabs+limit"]["peak_pss_mb_x"] == round(
+        summary["tabs+limit"]["peak_pss_mb"] / summary["contexts"]["peak_pss_mb"], 2)
+
+
+def test_memory_rejects_an_unknown_layout() -> None:
+    done = subprocess.run([sys.executable, str(BENCH / "memory.py"), "--only", "tabs,heap"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "unknown layout(s) heap" in done.stderr
+
+
 def test_reading_rejects_an_unknown_variant() -> None:
     done = subprocess.run([sys.executable, str(BENCH / "reading.py"), "--only", "goto,teleport"],
                           capture_output=True, text=True, timeout=60, check=False)
