@@ -144,6 +144,7 @@ class RunResult:
     reported: dict[str, Any] | None = None  # the contestant's own closing JSON line, for reference
     cpu_s_by_role: dict[str, float] = field(default_factory=dict)  # common.process_role -> CPU s
     peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # at the tree's PSS peak
+    renderers: int = 0  # the most renderer processes alive at once
 
     @property
     def pages_per_s(self) -> float:
@@ -181,6 +182,7 @@ class Summary:
     statuses: list[str] = field(default_factory=list)
     cpu_ms_per_page_by_role: dict[str, float] = field(default_factory=dict)
     peak_pss_mb_by_role: dict[str, float] = field(default_factory=dict)  # medians over the runs
+    renderers: int = 0  # the most renderer processes alive at once, over the runs
     # Each round's ratio to limit-read (the loop reading what DeepBot reads), when it ran.
     ratios_vs_read: list[float] = field(default_factory=list)
 
@@ -237,6 +239,7 @@ def run_one(contestant: Contestant, server: Any, setup_base: RunSetup, round_no:
         time_limit_s=round(time_limit, 1), loadavg=loadavg, error=error,
         reported=_last_json(stem.with_suffix(".out")),
         cpu_s_by_role=m.cpu_s_by_role, peak_pss_mb_by_role=m.peak_pss_mb_by_role,
+        renderers=m.peak_processes_by_role.get("renderer", 0),
     )
 
 
@@ -271,6 +274,7 @@ def summarize(results: list[RunResult]) -> list[Summary]:
             cpu_ms_per_page_by_role=_by_role(runs, fetched),
             peak_pss_mb_by_role={role: statistics.median(_fold(r.peak_pss_mb_by_role)[role] for r in runs)
                                  for role in ROLES},
+            renderers=max(r.renderers for r in runs),
             ratios_vs_read=[round(x, 3) for x in _round_ratios(runs, read)]
             if not name.startswith("limit") else [],
         ))
@@ -299,12 +303,14 @@ def _by_role(runs: Sequence[RunResult], fetched: int) -> dict[str, float]:
 
 
 def roles_table(summaries: Sequence[Summary]) -> str:
-    """Where each contestant's CPU goes, process by process role: CPU ms per page (PSS MB at the peak)."""
-    lines = ["| contestant | conc. | " + " | ".join(ROLES) + " |", "|" + "---|" * (2 + len(ROLES))]
+    """Where each contestant's CPU goes, process by process role: CPU ms per page (PSS MB at the
+    peak), and the most renderer processes it had alive at once."""
+    lines = ["| contestant | conc. | " + " | ".join(ROLES) + " | renderers |",
+             "|" + "---|" * (3 + len(ROLES))]
     for s in summaries:
         cpu, pss = s.cpu_ms_per_page_by_role, s.peak_pss_mb_by_role
         cells = [f"{cpu.get(role, 0.0):.0f} ({pss.get(role, 0.0):.0f})" for role in ROLES]
-        lines.append(f"| {s.contestant} | {s.concurrency} | " + " | ".join(cells) + " |")
+        lines.append(f"| {s.contestant} | {s.concurrency} | " + " | ".join(cells) + f" | {s.renderers} |")
     return "\n".join(lines)
 
 

@@ -175,6 +175,8 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
         by_role = rows[name]["cpu_ms_per_page_by_role"]
         assert min(by_role[role] for role in ("python", "node", "browser", "renderer")) > 0, (name, by_role)
         assert rows[name]["peak_pss_mb_by_role"]["renderer"] > 10, rows[name]["peak_pss_mb_by_role"]
+    assert rows["limit"]["renderers"] == 2  # one per context: two workers
+    assert rows["deepbot"]["renderers"] >= 2
     run = next(r for r in data["runs"] if r["contestant"] == "deepbot")
     assert sum(run["cpu_s_by_role"].values()) == pytest.approx(run["cpu_s"], rel=0.35)  # sampled vs rusage
     assert (tmp_path / "throughput-quick.png").stat().st_size > 10_000
