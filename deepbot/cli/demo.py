@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from deepbot.config import CrawlConfig
+from deepbot.domain import load_domain
 from deepbot.errors import ConfigError
 from deepbot.routes import Document, Via
 
@@ -48,10 +50,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"Demo site: {seed}   domain: {shown}")
         config = CrawlConfig(seeds=(seed,), domains=(domain,), store=args.store, workers=args.workers,
                              depth=3, settle_timeout=2.0)
-        return asyncio.run(_crawl(config))
+        return asyncio.run(_crawl(config, site.port))
 
 
-async def _crawl(config: CrawlConfig) -> int:
+def _search_term(domain_file: Path) -> str:
+    """A word the domain's own queries put into the store: the first non-empty value."""
+    values = (v.strip() for query in load_domain(domain_file).queries for v in query.values())
+    return next((v for v in values if v), "search")
+
+
+async def _crawl(config: CrawlConfig, port: int) -> int:
     from deepbot.crawl.engine import Crawler
     from deepbot.crawl.runner import summary
 
@@ -81,12 +89,13 @@ async def _crawl(config: CrawlConfig) -> int:
     example = max(submitted, key=lambda d: len(d.nseql), default=None)
     store = config.store
     print("\nNext:")
-    print(f"  deepbot search 'java' --store {store}")
+    print(f"  deepbot search {shlex.quote(_search_term(config.domains[0]))} --store {store}")
     print(f"  deepbot export --store {store} --output demo.jsonl")
     if example is not None:
         print(f"  deepbot replay {example.id} --store {store}   # results of {example.query} "
               f"on {example.form_url}")
-        print("  (replaying needs the demo site: `deepbot fixtures serve` in another terminal)")
+        serve = "deepbot fixtures serve" + ("" if port == DEMO_PORT else f" --port {port}")
+        print(f"  (replaying needs the demo site: `{serve}` in another terminal)")
         print("\nIts navigation sequence (NSEQL):")
         print("".join(f"  {line}\n" for line in example.nseql.splitlines()), end="")
     return 0
