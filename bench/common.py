@@ -250,6 +250,24 @@ def measure(cmd: Sequence[str], *, timeout: float, env: Mapping[str, str] | None
     )
 
 
+def measure_child(script: Path, kind: str, name: str, child_args: Sequence[str], server: Any, pages: int,
+                  time_limit: float, logs: Path) -> tuple[Measurement, dict[str, Any]]:
+    """Run ``script --child name child_args…`` against the bench site's ``server``, measured, and
+    the row each such benchmark reports for it (``kind``: what ``name`` is, e.g. ``variant``):
+    exit, the pages the server counted, wall and CPU milliseconds a page, in all and by role."""
+    server.reset()
+    m = measure([sys.executable, str(script), "--child", name, *child_args], timeout=time_limit,
+                stderr=logs / f"{name}.log")
+    fetched = server.counts().distinct_pages
+    per_page = 1000 / max(fetched, 1)
+    return m, {
+        kind: name, "returncode": m.returncode, "timed_out": m.timed_out, "pages": fetched,
+        "complete": fetched == pages and m.returncode == 0,
+        "wall_ms_per_page": round(m.wall_s * per_page, 1), "cpu_ms_per_page": round(m.cpu_s * per_page, 1),
+        "cpu_ms_per_page_by_role": {role: round(s * per_page, 1) for role, s in m.cpu_s_by_role.items()},
+    }
+
+
 def parse_only(parser: argparse.ArgumentParser, only: str | None, choices: Sequence[str], what: str,
                default: Sequence[str] | None = None) -> list[str]:
     """``--only a,b``'s names (``default``, else all ``choices``, when not given); an unknown

@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import become_subreaper, interleaved, load_bench_module, measure, parse_only
+from common import become_subreaper, interleaved, load_bench_module, measure_child, parse_only
 
 LAYOUTS = ("contexts", "contexts+limit", "tabs", "tabs+limit", "page-per-url")
 
@@ -85,19 +85,12 @@ async def _loop(layout: str, urls: list[str], concurrency: int, process_limit: i
 
 def run_layout(layout: str, server: Any, urls_file: Path, pages: int, concurrency: int, process_limit: int,
                time_limit: float, logs: Path) -> dict[str, Any]:
-    server.reset()
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", layout, "--urls", str(urls_file),
-           "--concurrency", str(concurrency), "--process-limit", str(process_limit)]
-    m = measure(cmd, timeout=time_limit, stderr=logs / f"{layout}.log")
-    fetched = server.counts().distinct_pages
-    per_page = 1000 / max(fetched, 1)
-    return {
-        "layout": layout, "returncode": m.returncode, "timed_out": m.timed_out, "pages": fetched,
-        "complete": fetched == pages and m.returncode == 0,
-        "wall_ms_per_page": round(m.wall_s * per_page, 1), "cpu_ms_per_page": round(m.cpu_s * per_page, 1),
-        "peak_pss_mb": round(m.peak_pss_mb, 1), "peak_pss_mb_by_role": m.peak_pss_mb_by_role,
-        "renderers": m.peak_processes_by_role.get("renderer", 0),
-    }
+    m, row = measure_child(
+        Path(__file__).resolve(), "layout", layout,
+        ["--urls", str(urls_file), "--concurrency", str(concurrency), "--process-limit", str(process_limit)],
+        server, pages, time_limit, logs)
+    return {**row, "peak_pss_mb": round(m.peak_pss_mb, 1), "peak_pss_mb_by_role": m.peak_pss_mb_by_role,
+            "renderers": m.peak_processes_by_role.get("renderer", 0)}
 
 
 def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import become_subreaper, interleaved, load_bench_module, measure, parse_only
+from common import become_subreaper, interleaved, load_bench_module, measure_child, parse_only
 
 VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies",
             "goto+harvest-cdp")
@@ -98,18 +98,10 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
 
 def run_variant(variant: str, server: Any, urls_file: Path, pages: int, concurrency: int, time_limit: float,
                 logs: Path) -> dict[str, Any]:
-    server.reset()
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", variant, "--urls", str(urls_file),
-           "--concurrency", str(concurrency)]
-    m = measure(cmd, timeout=time_limit, stderr=logs / f"{variant}.log")
-    fetched = server.counts().distinct_pages
-    per_page = 1000 / max(fetched, 1)
-    return {
-        "variant": variant, "returncode": m.returncode, "timed_out": m.timed_out, "pages": fetched,
-        "complete": fetched == pages and m.returncode == 0,
-        "wall_ms_per_page": round(m.wall_s * per_page, 1), "cpu_ms_per_page": round(m.cpu_s * per_page, 1),
-        "cpu_ms_per_page_by_role": {role: round(s * per_page, 1) for role, s in m.cpu_s_by_role.items()},
-    }
+    _, row = measure_child(Path(__file__).resolve(), "variant", variant,
+                           ["--urls", str(urls_file), "--concurrency", str(concurrency)],
+                           server, pages, time_limit, logs)
+    return row
 
 
 def summarize(rows: list[dict[str, Any]], roles: tuple[str, ...]) -> list[dict[str, Any]]:
