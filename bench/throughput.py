@@ -80,12 +80,12 @@ def _peer_args(setup: RunSetup) -> list[str]:
             "--chromium", setup.chromium, "--args", json.dumps(list(setup.chromium_args))]
 
 
-def deepbot_command(seed: str, concurrency: int, store: Path) -> list[str]:
+def deepbot_command(seed: str, concurrency: int, store: Path, *extra: str) -> list[str]:
     """DeepBot's run, here and in bench/ab.py."""
     # --per-host-concurrency too: its default (4) would cap N=8 on this one-host site.
     return [sys.executable, "-m", "deepbot", "crawl", "--seed", seed, "--depth", str(DEPTH),
             "--workers", str(concurrency), "--per-host-concurrency", str(concurrency),
-            "--store", str(store), "--quiet"]
+            "--store", str(store), "--quiet", *extra]
 
 
 CONTESTANTS: dict[str, Contestant] = {
@@ -107,6 +107,10 @@ CONTESTANTS: dict[str, Contestant] = {
         Contestant(
             "deepbot", "python -m deepbot crawl --depth 4 --workers N --per-host-concurrency N",
             lambda s: deepbot_command(s.seed, s.concurrency, s.workdir / "store.sqlite")),
+        Contestant(
+            "deepbot-shared", "the same with --shared-session: its workers are tabs of one context, "
+            "sharing renderers",
+            lambda s: deepbot_command(s.seed, s.concurrency, s.workdir / "store.sqlite", "--shared-session")),
         Contestant(
             "crawlee", "crawlee-python PlaywrightCrawler, enqueue_links (same-hostname), concurrency pinned",
             lambda s: [_python(CONTESTANTS["crawlee"]), str(PEERS / "crawlee_run.py"), *_peer_args(s)],
@@ -357,7 +361,7 @@ def figure(summaries: Sequence[Summary], title: str) -> Any:
     concs = sorted({s.concurrency for s in summaries})
     by_key = {(s.contestant, s.concurrency): s for s in summaries}
     colors = {"limit": "#888888", "deepbot": "#1f77b4", "crawlee": "#ff7f0e", "scrapy-playwright": "#2ca02c",
-              "limit-bfs": "#bbbbbb", "limit-read": "#555555"}
+              "limit-bfs": "#bbbbbb", "limit-read": "#555555", "deepbot-shared": "#17becf"}
     fig, (ax_rate, ax_mem) = plt.subplots(1, 2, figsize=(12, 5.2))
     width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):

@@ -77,6 +77,10 @@ class CrawlConfig(BaseModel):
         2.0, ge=0, description="wait for the fetch/XHR a loaded page still awaits, at most (0: read at once)"
     )
     recycle_after: int = Field(200, ge=1, description="routes per browser context")
+    # All workers in one browser session (one cookie jar and storage), as tabs: they then
+    # share renderer processes, ~20 MB less a worker. Routes in flight see each other's
+    # cookies, so only for sites that keep no per-visitor state (pool.py).
+    shared_session: bool = False
     max_attempts: int = Field(3, ge=1)
     lease_ttl: float = Field(120.0, gt=0)
     reveal_menus: bool = True

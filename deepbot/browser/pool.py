@@ -4,6 +4,14 @@ A new context costs 0.5–1 s; bringing a reused one to another session in place
 costs ~10–20 ms (``set_storage_state``), and nothing when both are empty. So a slot
 keeps its context across routes, restores the route's session in place, and is
 recycled after ``recycle_after`` routes or after any error.
+
+With ``shared_session`` every slot is instead a tab of one context, as a person
+browses with many tabs: one cookie jar and storage for all routes in flight. A
+renderer process serves one context only, so this is what lets Chromium's
+``--renderer-process-limit`` put several workers' pages in one renderer: ~20 MB less
+a worker at the same CPU (``bench/memory.py``). A route then adds the cookies the jar
+lacks instead of replacing it, so routes in flight see each other's cookies: for sites
+that keep no per-visitor state (no search's results in the session, no cart).
 """
 
 from __future__ import annotations
@@ -11,8 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
@@ -40,6 +51,44 @@ class BrowserSettings:
     viewport: tuple[int, int] = (1280, 900)
     recycle_after: int = 200  # routes per context before a fresh one
     navigation_timeout_ms: int = 15_000
+    shared_session: bool = False  # every slot a tab of one context (see the module's text)
+    renderer_processes: int = 0  # with shared_session, renderers at most; 0: a core each, at least 2
+
+    def renderer_limit(self) -> int:
+        return self.renderer_processes or max(2, os.cpu_count() or 2)
+
+
+def _jar_key(cookie: dict[str, Any]) -> tuple[str, str, str]:
+    domain = cookie.get("domain") or urlsplit(str(cookie.get("url", ""))).hostname or ""
+    return str(cookie.get("name")), str(domain), str(cookie.get("path") or "/")
+
+
+@dataclass
+class SharedContext:
+    """The one context of a shared-session pool, and what its jar is known to hold."""
+
+    context: BrowserContext
+    generation: int
+    tabs: int = 0  # its slots, busy or idle
+    routes: int = 0  # run in it; after recycle_after a tab, a fresh context takes over
+    jar: frozenset[tuple[str, str, str]] = frozenset()  # its cookies' keys, as last read
+    retired: bool = False  # no new tab opens in it
+
+    async def merge(self, session: SessionState) -> None:
+        """Add the route's cookies the jar lacks (by name, domain and path). The jar's own
+        stay: they are newer than a route's copy, as in a person's browser with many
+        tabs. (A route's localStorage is not brought: that needs a page at its origin.)"""
+        wanted = {_jar_key(cookie): cookie for cookie in session.cookies}
+        if wanted.keys() <= self.jar:
+            return  # every page's capture reads the jar: a call only for cookies new to it
+        held = {_jar_key(cookie) for cookie in await self.context.cookies()}  # type: ignore[arg-type]
+        missing = [cookie for key, cookie in wanted.items() if key not in held]
+        if missing:
+            await self.context.add_cookies(missing)  # type: ignore[arg-type]
+        self.jar = frozenset(held | wanted.keys())
+
+    def read(self, session: SessionState) -> None:
+        self.jar = frozenset(_jar_key(cookie) for cookie in session.cookies)
 
 
 @dataclass
@@ -54,9 +103,14 @@ class Slot:
     generation: int = 0
     acted: bool = False  # the last route clicked or submitted: its page may still act on its own
     clears_on_leave: bool = False  # the page shown clears its sessionStorage when it goes
+    shared: SharedContext | None = field(default=None, repr=False)  # a tab of a shared context
 
     async def restore(self, session: SessionState) -> None:
-        """Bring the context to exactly ``session`` (cookies and storage)."""
+        """Bring the context to exactly ``session`` (cookies and storage); a shared one
+        takes the session's cookies in (SharedContext.merge)."""
+        if self.shared is not None:
+            await self.shared.merge(session)
+            return
         digest = _EMPTY_DIGEST if session is EMPTY_SESSION else session.digest()
         if digest == self.session_digest:
             return
@@ -66,13 +120,27 @@ class Slot:
     def mark_dirty(self) -> None:
         self.session_digest = None
 
+    def captured(self, session: SessionState) -> None:
+        """``session`` is what the context holds now: it was just read from it."""
+        self.session_digest = session.digest()
+        if self.shared is not None:
+            self.shared.read(session)
+
 
 class BrowserPool:
     """One Chromium and up to ``size`` slots; relaunches the browser if it dies."""
 
-    def __init__(self, size: int, settings: BrowserSettings | None = None):
+    def __init__(self, size: int, settings: BrowserSettings | None = None,
+                 session: SessionState | None = None):
         self.size = size
         self.settings = settings or BrowserSettings()
+        # A shared context starts in this session (a login: its localStorage too).
+        self._first_session = session
+        self._shared: SharedContext | None = None
+        self._shared_all: list[SharedContext] = []  # the current one, and retired ones with tabs left
+        self._handover: dict[str, Any] | None = None  # the session of the last one closed
+        self._opening = asyncio.Lock()  # held while a tab of ours opens: it is no popup
+        self._tabs: set[Page] = set()
         self._pw: Playwright | None = None
         self._pw_cm: object | None = None
         self._browser: Browser | None = None
@@ -97,8 +165,12 @@ class BrowserPool:
     async def close(self) -> None:
         while not self._idle.empty():
             slot = self._idle.get_nowait()
-            if slot is not None:
+            if slot is not None and slot.shared is None:
                 await _quietly_close(slot.context)
+        for shared in self._shared_all:
+            await _quietly_close(shared.context)
+        self._shared_all.clear()
+        self._shared = None
         if self._browser is not None:
             with contextlib.suppress(PlaywrightError):
                 await asyncio.wait_for(self._browser.close(), 10)
@@ -115,7 +187,9 @@ class BrowserPool:
 
     async def _launch(self) -> None:
         assert self._pw is not None
-        args = (_IMAGES_OFF,) if self.settings.block_images else ()
+        args: tuple[str, ...] = (_IMAGES_OFF,) if self.settings.block_images else ()
+        if self.settings.shared_session:
+            args += (f"--renderer-process-limit={self.settings.renderer_limit()}",)
         self._browser = await launch_chromium(self._pw, headless=self.settings.headless, extra_args=args)
 
     async def _ensure_browser(self) -> Browser:
@@ -129,31 +203,113 @@ class BrowserPool:
             assert self._browser is not None
             return self._browser
 
+    async def _new_context(self, browser: Browser, state: dict[str, Any] | None = None) -> BrowserContext:
+        width, height = self.settings.viewport
+        context = await browser.new_context(
+            user_agent=self.settings.user_agent,
+            viewport={"width": width, "height": height},
+            service_workers="block",  # a worker would outlive the route and serve stale pages
+            accept_downloads=False,
+            storage_state=state,  # type: ignore[arg-type]
+        )
+        context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
+        context.set_default_timeout(self.settings.navigation_timeout_ms)
+        await fetches.install(context)  # visit() waits on the page's own count of its fetches
+        return context
+
     async def _new_slot(self) -> Slot:
         browser = await self._ensure_browser()
-        width, height = self.settings.viewport
+        if self.settings.shared_session:
+            return await self._new_tab(browser)
         try:
-            context = await browser.new_context(
-                user_agent=self.settings.user_agent,
-                viewport={"width": width, "height": height},
-                service_workers="block",  # a worker would outlive the route and serve stale pages
-                accept_downloads=False,
-            )
-            context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-            context.set_default_timeout(self.settings.navigation_timeout_ms)
-            await fetches.install(context)  # visit() waits on the page's own count of its fetches
+            context = await self._new_context(browser)
             page = await context.new_page()
             # From here on, any other page is a popup the page opened by itself (an ad on
             # load, a timer): left open it would run on in the context until it is recycled.
             # (What a route's action opens comes to the route's own tab: nseql.)
             context.on("page", _close_popup)
-            if self.settings.block_media:
-                await block_media(context, page)  # not route(): that pauses every request
-            # No request or response listener stays on the page: with one, Playwright sends
-            # Python every subresource's request and response (see nseql.navigation).
+            await self._block_media(context, page)
         except PlaywrightError as exc:
             raise BrowserCrashedError(f"could not open a browser context: {exc.message}") from exc
         return Slot(context, page, session_digest=SessionState().digest(), generation=self._generation)
+
+    async def _block_media(self, context: BrowserContext, page: Page) -> None:
+        if self.settings.block_media:
+            await block_media(context, page)  # not route(): that pauses every request
+        # No request or response listener stays on the page: with one, Playwright sends
+        # Python every subresource's request and response (see nseql.navigation).
+
+    async def _new_tab(self, browser: Browser) -> Slot:
+        """A tab of the shared context; a new context first if there is none, or it has
+        run its routes, or its browser died."""
+        try:
+            async with self._opening:
+                shared = self._shared
+                if shared is None or shared.retired or shared.generation != self._generation:
+                    shared = await self._new_shared(browser, shared)
+                page = await shared.context.new_page()
+                self._tabs.add(page)
+                shared.tabs += 1
+        except PlaywrightError as exc:
+            if self._shared is not None:
+                # A context that cannot open tabs: the next slot opens another.
+                await self._retire(self._shared)
+            raise BrowserCrashedError(f"could not open a browser tab: {exc.message}") from exc
+        slot = Slot(shared.context, page, generation=shared.generation, shared=shared)
+        try:
+            await self._block_media(shared.context, page)
+        except PlaywrightError as exc:
+            await self._drop_tab(slot)
+            raise BrowserCrashedError(f"could not open a browser tab: {exc.message}") from exc
+        return slot
+
+    async def _new_shared(self, browser: Browser, before: SharedContext | None) -> SharedContext:
+        # The session goes on from the context this one replaces, if its browser lives;
+        # after a crash, from the start (a route brings its cookies in).
+        state = self._first_session.to_playwright() if self._first_session is not None else None
+        self._shared = None
+        if before is not None:
+            if before.generation == self._generation and before in self._shared_all:
+                with contextlib.suppress(PlaywrightError):
+                    state = dict(await before.context.storage_state())
+            elif before.generation == self._generation:
+                state = self._handover or state  # closed with its last tab (_retire)
+            await self._retire(before)
+        context = await self._new_context(browser, state)
+        context.on("page", self._close_unless_ours)
+        shared = SharedContext(context, self._generation)
+        if state is not None:
+            shared.read(SessionState.from_playwright(state))
+        self._shared = shared
+        self._shared_all.append(shared)
+        return shared
+
+    async def _retire(self, shared: SharedContext) -> None:
+        """No new tab opens in ``shared``; it is closed with its last tab."""
+        shared.retired = True
+        if shared.tabs == 0 and shared in self._shared_all:
+            self._shared_all.remove(shared)
+            if shared is self._shared:  # the next context goes on in its session
+                with contextlib.suppress(PlaywrightError):
+                    self._handover = dict(await shared.context.storage_state())
+            await _quietly_close(shared.context)
+
+    async def _drop_tab(self, slot: Slot) -> None:
+        shared = slot.shared
+        assert shared is not None
+        self._tabs.discard(slot.page)
+        shared.tabs -= 1
+        if shared.retired and shared.tabs == 0:
+            await self._retire(shared)  # the context, and the tab with it
+        else:
+            with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+                await asyncio.wait_for(slot.page.close(), 10)
+
+    async def _close_unless_ours(self, page: Page) -> None:
+        async with self._opening:  # a tab being opened by us is known once this is free
+            pass
+        if page not in self._tabs:
+            await _close_popup(page)
 
     async def acquire(self) -> Slot:
         """Wait for an idle slot; a ``None`` token in the queue means "open a new one"."""
@@ -161,7 +317,9 @@ class BrowserPool:
             item = await self._idle.get()
             if item is not None and not item.page.is_closed() and item.generation == self._generation:
                 return item
-            if item is not None:
+            if item is not None and item.shared is not None:
+                await self._drop_tab(item)
+            elif item is not None:
                 await _quietly_close(item.context)
             try:
                 return await self._new_slot()
@@ -170,9 +328,21 @@ class BrowserPool:
                 raise
 
     async def release(self, slot: Slot) -> None:
-        """Give a slot back; a broken or worn-out one is replaced by a fresh context."""
+        """Give a slot back; a broken or worn-out one is replaced by a fresh context (a
+        tab of a shared context: by a fresh tab)."""
         slot.routes_run += 1
-        if slot.broken or slot.routes_run >= self.settings.recycle_after or slot.page.is_closed():
+        shared = slot.shared
+        if shared is not None:
+            shared.routes += 1
+            if shared.routes >= self.settings.recycle_after * self.size:
+                await self._retire(shared)  # its tabs go as they come back; the next open a new one
+            # A broken route closes its tab only: the other tabs of the context are in flight.
+            if slot.broken or shared.retired or slot.page.is_closed():
+                await self._drop_tab(slot)
+                self._idle.put_nowait(None)
+            else:
+                self._idle.put_nowait(slot)
+        elif slot.broken or slot.routes_run >= self.settings.recycle_after or slot.page.is_closed():
             await _quietly_close(slot.context)
             self._idle.put_nowait(None)
         else:

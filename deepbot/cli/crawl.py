@@ -51,6 +51,9 @@ def register(sub: Any) -> None:
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     p.add_argument("--obey-meta-robots", action="store_true",
                    help="obey pages' noindex/nofollow (<meta name=robots>, X-Robots-Tag), rel=nofollow")
+    p.add_argument("--shared-session", action="store_true",
+                   help="all workers browse in one session (one cookie jar), as tabs sharing renderer "
+                        "processes: less memory a worker, for sites that keep no per-visitor state")
     p.add_argument("--headed", action="store_true", help="show the browsers")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.set_defaults(func=run)
@@ -74,6 +77,8 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         values["obey_meta_robots"] = True
     if args.headed:
         values["headless"] = False
+    if args.shared_session:
+        values["shared_session"] = True
     from deepbot.settings import validate_config
 
     return validate_config(values, source="command line")

@@ -178,8 +178,11 @@ class Crawler:
             block_media=self.config.block_media, user_agent=self.config.user_agent,
             recycle_after=self.config.recycle_after,
             navigation_timeout_ms=int(self.config.step_timeout * 1000),
+            shared_session=self.config.shared_session,
         )
-        self.pool = await self._stack.enter_async_context(BrowserPool(self.config.workers, settings))
+        # A shared session starts logged in, localStorage too: a route brings only its cookies.
+        pool = BrowserPool(self.config.workers, settings, session=self._login)
+        self.pool = await self._stack.enter_async_context(pool)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -512,11 +512,13 @@ async def _capture(slot: Slot, storage: list[dict[str, str]], origins: set[str])
         state = await slot.context.storage_state()
         session = SessionState.from_playwright(dict(state))
         slot.mark_dirty()
+        if slot.shared is not None:
+            slot.shared.read(session)
         return session
     cookies = await slot.context.cookies()
     origin_entries: tuple[dict[str, Any], ...] = ()
     if storage and origins:
         origin_entries = ({"origin": next(iter(origins)), "localStorage": storage},)
     session = SessionState(cookies=tuple(dict(c) for c in cookies), origins=origin_entries)
-    slot.session_digest = session.digest()
+    slot.captured(session)
     return session

@@ -54,12 +54,13 @@ def _stored(store: Path) -> int:
         return 0
 
 
-def test_killing_chromium_mid_crawl_relaunches_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [(), ("--shared-session",)], ids=["route-sessions", "shared-session"])
+def test_killing_chromium_mid_crawl_relaunches_it(tmp_path: Path, flags: tuple[str, ...]) -> None:
     store = tmp_path / "s.sqlite"
     with FixtureServer() as site:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deepbot", "crawl", "--seed", site.url("/lab/"), "--store", str(store),
-             "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             "--workers", "2", "--quiet", *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         while _stored(store) < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)

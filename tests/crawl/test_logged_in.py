@@ -96,7 +96,9 @@ def test_a_login_program_needs_its_variables(tmp_path: Path) -> None:
     assert "login.nseql:3: environment variable(s) not set: PATRON_CARD" in login.stderr
 
 
-async def test_a_session_that_ends_mid_crawl_waits_for_a_new_login(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared_session", [False, True], ids=["route-sessions", "shared-session"])
+async def test_a_session_that_ends_mid_crawl_waits_for_a_new_login(
+        tmp_path: Path, shared_session: bool) -> None:
     program, store = tmp_path / "login.nseql", tmp_path / "account.sqlite"
     # Each ticket shows three account pages (the login lands on one), then the server forgets it.
     with FixtureServer(options={"patron_ticket_pages": 3}) as site:
@@ -107,7 +109,7 @@ async def test_a_session_that_ends_mid_crawl_waits_for_a_new_login(tmp_path: Pat
             saved = tmp_path / f"{run}.json"
             assert _deepbot("login", str(program), "--save", str(saved)).returncode == 0
             config = CrawlConfig(seeds=(site.url("/patron/Default.aspx"),), store=store, session=saved,
-                                 workers=1, depth=2, settle_timeout=2.0)
+                                 workers=1, depth=2, settle_timeout=2.0, shared_session=shared_session)
             async with Crawler(config) as crawler:
                 documents = [doc async for doc in crawler.run()]
                 logged_out.append(sum(crawler.stats.logged_out.values()))

@@ -1,0 +1,163 @@
+"""A shared-session pool: every slot a tab of one context, whose renderers the tabs share.
+
+What it trades is checked here: the jar is one for all routes in flight, a route's cookies
+go into it without taking out the others', a failed route closes its own tab only, and
+the session outlives the context when the context is recycled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from deepbot.browser.pool import BrowserPool, BrowserSettings, Slot
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.routes import Route, SessionState, Via
+from deepbot.sequences import navigate_step
+from fixtures.server import FixtureServer
+from fixtures.sites import lab
+
+pytestmark = pytest.mark.browser
+
+SHARED = BrowserSettings(shared_session=True, renderer_processes=1)
+
+
+def _link(key: str, url: str) -> Route:
+    return Route(key=key, url=url, via=Via.LINK, steps=navigate_step(url), program=navigate_step(url))
+
+
+def _cookie(name: str, value: str, site: FixtureServer) -> dict[str, object]:
+    return {"name": name, "value": value, "domain": "127.0.0.1", "path": "/"}
+
+
+async def _cookies_seen(slot: Slot, url: str) -> str:
+    await slot.page.goto(url)
+    return "; ".join(sorted(str(await slot.page.evaluate("document.cookie")).split("; ")))
+
+
+def _renderers_since(started: float) -> int:
+    """Renderer processes of the Chromium this test process launched after ``started``."""
+    return sum(p.create_time() >= started - 1 and "--type=renderer" in " ".join(p.cmdline())
+               for p in psutil.Process(os.getpid()).children(recursive=True))
+
+
+async def test_the_tabs_share_one_jar_and_the_renderers_under_the_limit(site: FixtureServer) -> None:
+    started = time.time()
+    async with BrowserPool(3, SHARED) as pool:
+        slots = [await pool.acquire() for _ in range(3)]
+        assert len({id(slot.context) for slot in slots}) == 1
+        assert len({id(slot.page) for slot in slots}) == 3
+        for n, slot in enumerate(slots):
+            await slot.page.goto(site.url(f"/lab/?tab={n}"))
+        await slots[0].page.evaluate("document.cookie = 'from=first; path=/'")
+        assert await _cookies_seen(slots[2], site.url("/")) == "from=first"  # one jar
+        assert _renderers_since(started) == 1  # three tabs, one renderer (the limit)
+        for slot in slots:
+            await pool.release(slot)
+    started = time.time()
+    async with BrowserPool(3, BrowserSettings()) as pool:  # a context each: a renderer each
+        slots = [await pool.acquire() for _ in range(3)]
+        for n, slot in enumerate(slots):
+            await slot.page.goto(site.url(f"/lab/?tab={n}"))
+        assert len({id(slot.context) for slot in slots}) == 3
+        assert _renderers_since(started) == 3
+        for slot in slots:
+            await pool.release(slot)
+
+
+async def test_a_route_adds_the_cookies_the_jar_lacks_and_leaves_the_jars_own(
+        site: FixtureServer) -> None:
+    url = site.url("/")
+    async with BrowserPool(2, SHARED) as pool:
+        other, mine = await pool.acquire(), await pool.acquire()
+        await other.page.goto(url)
+        await other.page.evaluate("document.cookie = 'cart=3; path=/'; document.cookie = 'lang=en; path=/'")
+        # A route found before the jar's lang changed: its copy is older than the jar's.
+        route_session = SessionState(cookies=(_cookie("lang", "fr", site), _cookie("ticket", "t1", site)))
+        await mine.restore(route_session)
+        assert await _cookies_seen(mine, url) == "cart=3; lang=en; ticket=t1"
+        snapshot = await visit(_link("after", url), route_session, mine, VisitOptions())
+        assert {(c["name"], c["value"]) for c in snapshot.session.cookies} == {
+            ("cart", "3"), ("lang", "en"), ("ticket", "t1")}
+        assert mine.shared is not None
+        assert mine.shared.jar == {("cart", "127.0.0.1", "/"), ("lang", "127.0.0.1", "/"),
+                                   ("ticket", "127.0.0.1", "/")}  # as the snapshot read it
+        # A cookie the jar lost since it was read comes back with the next route that has
+        # one it does not know.
+        await other.page.evaluate("document.cookie = 'ticket=; max-age=0; path=/'")
+        await mine.restore(SessionState(cookies=(_cookie("ticket", "t1", site), _cookie("new", "n", site))))
+        assert await _cookies_seen(mine, url) == "cart=3; lang=en; new=n; ticket=t1"
+        await pool.release(other)
+        await pool.release(mine)
+
+
+async def test_a_failed_route_closes_its_tab_and_no_other(site: FixtureServer) -> None:
+    async with BrowserPool(2, SHARED) as pool:
+        busy = await pool.acquire()
+        await busy.page.goto(site.url("/lab/"))
+        with pytest.raises(RuntimeError):
+            async with pool.slot() as failing:
+                broken = failing.page
+                raise RuntimeError("route failed")
+        assert broken.is_closed() and not busy.page.is_closed()
+        assert await busy.page.title() == "DeepBot Lab"  # still there, in flight
+        async with pool.slot() as fresh:
+            assert fresh.context is busy.context and fresh.page is not broken
+            await fresh.page.goto(site.url("/"))
+            assert await fresh.page.title() == "DeepBot fixture web"
+        await pool.release(busy)
+
+
+async def test_a_recycled_context_hands_its_session_to_the_next(site: FixtureServer) -> None:
+    url = site.url("/")
+    async with BrowserPool(1, BrowserSettings(shared_session=True, recycle_after=2)) as pool:
+        async with pool.slot() as slot:
+            first = slot.context
+            await slot.page.goto(url)
+            await slot.page.evaluate("document.cookie = 'kept=yes; path=/'; localStorage.setItem('k', 'v')")
+        async with pool.slot() as slot:
+            assert slot.context is first  # after its second route it is retired
+        async with pool.slot() as slot:
+            assert slot.context is not first
+            assert first.pages == []  # closed with its last tab
+            assert await _cookies_seen(slot, url) == "kept=yes"
+            assert await slot.page.evaluate("localStorage.getItem('k')") == "v"
+
+
+async def test_a_popup_is_closed_and_the_pools_own_tabs_are_not(site: FixtureServer) -> None:
+    url = site.url("/lab/popups/")
+    async with BrowserPool(3, SHARED) as pool, pool.slot() as slot:
+        snapshot = await visit(_link("popups", url), SessionState(), slot, VisitOptions())
+        more = [await pool.acquire(), await pool.acquire()]  # opened while the ad may open
+        for _ in range(100):
+            if site.hits_for(lab.POPUP_AD) and len(slot.context.pages) == 3:
+                break
+            await asyncio.sleep(0.05)
+        assert site.hits_for(lab.POPUP_AD) >= 1
+        assert sorted(map(id, slot.context.pages)) == sorted(map(id, [slot.page, *(s.page for s in more)]))
+        for other in more:
+            await pool.release(other)
+    assert "Item three" in snapshot.text
+
+
+async def test_a_shared_session_crawl_reaches_what_a_crawl_of_sessions_reaches(
+        lab_site: FixtureServer, tmp_path: Path) -> None:
+    reached: list[set[str]] = []
+    failed: list[dict[str, int]] = []
+    for shared in (False, True):
+        config = CrawlConfig(seeds=(lab_site.url("/lab/menu/"),), store=tmp_path / f"{shared}.sqlite",
+                             workers=3, depth=2, settle_timeout=2.0, shared_session=shared,
+                             recycle_after=3)
+        async with Crawler(config) as crawler:
+            reached.append({doc.final_url async for doc in crawler.run()})
+            failed.append(crawler.frontier.failures())
+    assert len(reached[0]) >= 5
+    assert reached[1] == reached[0]
+    assert failed[1] == failed[0]  # the lab's redirect loop, in both
