@@ -138,7 +138,6 @@ class BrowserPool:
         self._first_session = session
         self._shared: SharedContext | None = None
         self._shared_all: list[SharedContext] = []  # the current one, and retired ones with tabs left
-        self._handover: dict[str, Any] | None = None  # the session of the last one closed
         self._opening = asyncio.Lock()  # held while a tab of ours opens: it is no popup
         self._tabs: set[Page] = set()
         self._pw: Playwright | None = None
@@ -272,8 +271,6 @@ class BrowserPool:
             if before.generation == self._generation and before in self._shared_all:
                 with contextlib.suppress(PlaywrightError):
                     state = dict(await before.context.storage_state())
-            elif before.generation == self._generation:
-                state = self._handover or state  # closed with its last tab (_retire)
             await self._retire(before)
         context = await self._new_context(browser, state)
         context.on("page", self._close_unless_ours)
@@ -285,13 +282,11 @@ class BrowserPool:
         return shared
 
     async def _retire(self, shared: SharedContext) -> None:
-        """No new tab opens in ``shared``; it is closed with its last tab."""
+        """No new tab opens in ``shared``; it is closed with its last tab, but for the
+        current one: the next context reads its session first (_new_shared)."""
         shared.retired = True
-        if shared.tabs == 0 and shared in self._shared_all:
+        if shared.tabs == 0 and shared is not self._shared and shared in self._shared_all:
             self._shared_all.remove(shared)
-            if shared is self._shared:  # the next context goes on in its session
-                with contextlib.suppress(PlaywrightError):
-                    self._handover = dict(await shared.context.storage_state())
             await _quietly_close(shared.context)
 
     async def _drop_tab(self, slot: Slot) -> None:
@@ -299,11 +294,10 @@ class BrowserPool:
         assert shared is not None
         self._tabs.discard(slot.page)
         shared.tabs -= 1
-        if shared.retired and shared.tabs == 0:
-            await self._retire(shared)  # the context, and the tab with it
-        else:
-            with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
-                await asyncio.wait_for(slot.page.close(), 10)
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            await asyncio.wait_for(slot.page.close(), 10)
+        if shared.retired:
+            await self._retire(shared)  # closed with its last tab
 
     async def _close_unless_ours(self, page: Page) -> None:
         async with self._opening:  # a tab being opened by us is known once this is free

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 import psutil
@@ -42,14 +41,17 @@ async def _cookies_seen(slot: Slot, url: str) -> str:
     return "; ".join(sorted(str(await slot.page.evaluate("document.cookie")).split("; ")))
 
 
-def _renderers_since(started: float) -> int:
-    """Renderer processes of the Chromium this test process launched after ``started``."""
-    return sum(p.create_time() >= started - 1 and "--type=renderer" in " ".join(p.cmdline())
-               for p in psutil.Process(os.getpid()).children(recursive=True))
+def _processes() -> list[psutil.Process]:
+    return psutil.Process(os.getpid()).children(recursive=True)
+
+
+def _renderers_besides(earlier: set[int]) -> int:
+    """Renderer processes of this test process's tree but for the ``earlier`` ones."""
+    return sum(p.pid not in earlier and "--type=renderer" in " ".join(p.cmdline()) for p in _processes())
 
 
 async def test_the_tabs_share_one_jar_and_the_renderers_under_the_limit(site: FixtureServer) -> None:
-    started = time.time()
+    earlier = {p.pid for p in _processes()}
     async with BrowserPool(3, SHARED) as pool:
         slots = [await pool.acquire() for _ in range(3)]
         assert len({id(slot.context) for slot in slots}) == 1
@@ -58,16 +60,16 @@ async def test_the_tabs_share_one_jar_and_the_renderers_under_the_limit(site: Fi
             await slot.page.goto(site.url(f"/lab/?tab={n}"))
         await slots[0].page.evaluate("document.cookie = 'from=first; path=/'")
         assert await _cookies_seen(slots[2], site.url("/")) == "from=first"  # one jar
-        assert _renderers_since(started) == 1  # three tabs, one renderer (the limit)
+        assert _renderers_besides(earlier) == 1  # three tabs, one renderer (the limit)
         for slot in slots:
             await pool.release(slot)
-    started = time.time()
+    earlier = {p.pid for p in _processes()}
     async with BrowserPool(3, BrowserSettings()) as pool:  # a context each: a renderer each
         slots = [await pool.acquire() for _ in range(3)]
         for n, slot in enumerate(slots):
             await slot.page.goto(site.url(f"/lab/?tab={n}"))
         assert len({id(slot.context) for slot in slots}) == 3
-        assert _renderers_since(started) == 3
+        assert _renderers_besides(earlier) == 3
         for slot in slots:
             await pool.release(slot)
 
