@@ -17,7 +17,9 @@ from deepbot.routes import Document, Via
 from fixtures.server import FixtureServer
 from fixtures.sites import bookshop, musicshop, shops
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400)]
+# One worker runs them all: each crawl (a module fixture) runs once, not once a worker.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400),
+              pytest.mark.xdist_group("shops")]
 
 # The last: a fetch()-loaded results page captured before its answer came.
 ERROR_PAGES = ("Please enter at least one search term", "Session expired", "Searching\u2026")
@@ -32,10 +34,11 @@ class ShopCrawl:
     relevant_forms: set[str]
 
 
-async def _crawl(shop: str, tmp: Path) -> AsyncIterator[ShopCrawl]:
+async def _crawl(shop: str, tmp: Path, shared_session: bool) -> AsyncIterator[ShopCrawl]:
     with FixtureServer() as site:
         config = CrawlConfig(seeds=(site.url(f"/{shop}/"),), domains=(Path(f"domains/{shop}.yaml"),),
-                             store=tmp / f"{shop}.sqlite", workers=3, depth=3, settle_timeout=2.0)
+                             store=tmp / f"{shop}.sqlite", workers=3, depth=3, settle_timeout=2.0,
+                             shared_session=shared_session)
         async with Crawler(config) as crawler:
             documents = [doc async for doc in crawler.run()]
             failures = crawler.frontier.failures()
@@ -43,10 +46,15 @@ async def _crawl(shop: str, tmp: Path) -> AsyncIterator[ShopCrawl]:
         yield ShopCrawl(shop, site, documents, failures, relevant)
 
 
-@pytest_asyncio.fixture(scope="module", params=["books", "music"])
+# The shops' forms need a session cookie: one jar for all workers (--shared-session)
+# must give the same documents as a session each.
+@pytest_asyncio.fixture(scope="module",
+                        params=[("books", False), ("music", False), ("books", True), ("music", True)],
+                        ids=["books", "music", "books-shared-session", "music-shared-session"])
 async def shop_crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
                      ) -> AsyncIterator[ShopCrawl]:
-    async for result in _crawl(request.param, tmp_path_factory.mktemp(request.param)):
+    shop, shared = request.param
+    async for result in _crawl(shop, tmp_path_factory.mktemp(shop), shared):
         yield result
 
 
