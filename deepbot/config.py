@@ -81,6 +81,9 @@ class CrawlConfig(BaseModel):
     # share renderer processes, ~20 MB less a worker. Routes in flight see each other's
     # cookies, so only for sites that keep no per-visitor state (pool.py).
     shared_session: bool = False
+    renderer_processes: int = Field(
+        0, ge=0, description="with shared_session, renderer processes at most (0: one a core, at least 2); "
+        "fewer than the workers is what saves memory")
     max_attempts: int = Field(3, ge=1)
     lease_ttl: float = Field(120.0, gt=0)
     reveal_menus: bool = True

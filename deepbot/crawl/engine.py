@@ -178,7 +178,7 @@ class Crawler:
             block_media=self.config.block_media, user_agent=self.config.user_agent,
             recycle_after=self.config.recycle_after,
             navigation_timeout_ms=int(self.config.step_timeout * 1000),
-            shared_session=self.config.shared_session,
+            shared_session=self.config.shared_session, renderer_processes=self.config.renderer_processes,
         )
         # A shared session starts logged in, localStorage too: a route brings only its cookies.
         pool = BrowserPool(self.config.workers, settings, session=self._login)

@@ -156,10 +156,13 @@ async def test_a_shared_session_crawl_reaches_what_a_crawl_of_sessions_reaches(
     for shared in (False, True):
         config = CrawlConfig(seeds=(lab_site.url("/lab/menu/"),), store=tmp_path / f"{shared}.sqlite",
                              workers=3, depth=2, settle_timeout=2.0, shared_session=shared,
-                             recycle_after=3)
+                             recycle_after=3, renderer_processes=1)
+        earlier = {p.pid for p in _processes()}
         async with Crawler(config) as crawler:
             reached.append({doc.final_url async for doc in crawler.run()})
             failed.append(crawler.frontier.failures())
+            if shared:  # its three tabs, still open, in the one renderer the config allows
+                assert _renderers_besides(earlier) == 1
     assert len(reached[0]) >= 5
     assert reached[1] == reached[0]
     assert failed[1] == failed[0]  # the lab's redirect loop, in both
