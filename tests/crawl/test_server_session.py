@@ -1,0 +1,33 @@
+"""A catalogue that keeps the last search in the server's session (fixtures/sites/opac.py):
+each query runs in a server session of its own, so no results page shows another's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from deepbot.routes import Via
+from fixtures.server import FixtureServer
+from fixtures.sites import opac
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path) -> None:
+    # The search page sets the session cookie: each query's route loads it from the
+    # session before it (the home page's, with no cookie), and gets a session of its own.
+    with FixtureServer() as site:
+        config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
+                             store=tmp_path / "opac.sqlite", workers=3, depth=4, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            assert crawler.frontier.failures() == {}
+    shown = [(doc, opac.shown_search(doc.text)) for doc in documents if doc.via in (Via.FORM, Via.NEXT)]
+    assert all(words is not None for _, words in shown)
+    for doc, words in shown:  # the words the form took of the query: the format has no field here
+        assert doc.query is not None and set(str(words).split()) <= set(doc.query.values()), doc.final_url
+    assert {words for doc, words in shown if doc.via is Via.FORM} == {"java", "xml", "knuth"}
+    assert any(doc.via is Via.NEXT for doc, _ in shown)  # a query's later pages, in its session
