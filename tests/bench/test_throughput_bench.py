@@ -187,11 +187,7 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
 @pytest.mark.browser
 @pytest.mark.timeout(120)
 def test_phases_times_every_stage_of_a_small_crawl() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "phases.py"), "--pages", "15", "--reference-pages", "4", "--json"],
-        capture_output=True, text=True, timeout=110, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
+    report = _json_report("phases.py", "--pages", "15", "--reference-pages", "4", timeout=110)
     assert report["pages"] == 15 and report["wall_ms_per_page"] > 0
     stages = {row["stage"].split(":")[0]: row for row in report["stages"]}
     for stage in ("navigate", "harvest", "session", "visit", "chain", "commit", "route"):
@@ -199,6 +195,14 @@ def test_phases_times_every_stage_of_a_small_crawl() -> None:
     assert stages["reference"]["n"] == 4
     # The stages are nested: a route takes at least as long as its visit, a visit as its navigation.
     assert stages["route"]["mean_ms"] >= stages["visit"]["mean_ms"] >= stages["navigate"]["mean_ms"]
+
+
+def _json_report(script: str, *args: str, timeout: float = 140) -> dict[str, Any]:
+    """Run ``bench/SCRIPT ARGS --json``: its report; a failed run fails the test with its output."""
+    done = subprocess.run([sys.executable, str(BENCH / script), *args, "--json"],
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 def _worktrees() -> str | None:
@@ -214,10 +218,7 @@ def _ab_report(script: str, *args: str) -> tuple[dict[str, Any], str]:
     worktrees = _worktrees()
     if worktrees is None:
         pytest.skip(f"bench/{script} compares git revisions: this is not a git checkout")
-    done = subprocess.run([sys.executable, str(BENCH / script), "--before", "HEAD", *args, "--json"],
-                          capture_output=True, text=True, timeout=140, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return json.loads(done.stdout), worktrees
+    return _json_report(script, "--before", "HEAD", *args), worktrees
 
 
 @pytest.fixture
@@ -280,12 +281,8 @@ def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
 def test_reading_measures_each_variant_against_the_bare_loop() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
     variants = ["goto", "goto+cdp", "goto+harvest+cookies", "goto+harvest-cdp"]
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "reading.py"), "--pages", "8", "--rounds", "2", "--concurrency", "2",
-         "--only", ",".join(variants), "--json"],
-        capture_output=True, text=True, timeout=140, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
+    report = _json_report("reading.py", "--pages", "8", "--rounds", "2", "--concurrency", "2",
+                          "--only", ",".join(variants))
     # Interleaved: one order, then the reverse, so that drift falls on every variant.
     assert [(r["round"], r["variant"]) for r in report["runs"]] == [
         *((1, v) for v in variants), *((2, v) for v in reversed(variants))]
@@ -306,12 +303,8 @@ def test_reading_measures_each_variant_against_the_bare_loop() -> None:
 def test_memory_counts_the_renderers_of_each_layout_of_the_same_loop() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
     layouts = ["contexts", "contexts+limit", "tabs+limit", "page-per-url"]
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "memory.py"), "--pages", "8", "--rounds", "1", "--concurrency", "3",
-         "--process-limit", "1", "--only", ",".join(layouts), "--json"],
-        capture_output=True, text=True, timeout=140, check=False)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
+    report = _json_report("memory.py", "--pages", "8", "--rounds", "1", "--concurrency", "3",
+                          "--process-limit", "1", "--only", ",".join(layouts))
     runs = {r["layout"]: r for r in report["runs"]}
     assert list(runs) == layouts
     for run in runs.values():
