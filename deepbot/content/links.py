@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
@@ -96,6 +96,32 @@ def link_route(parent: Route, url: str, session: str | None, *, via: Via = Via.L
     """
     url = canonical_url(url)
     return _link_route(parent, url, route_key(Via.LINK, url), session, via)
+
+
+def _next_page_key(parent: Route, url: str, session: str | None) -> str:
+    """The identity of a results pager's link: its URL, and the query where the URL does
+    not carry it and a session goes with the route.
+
+    What such a URL shows may be the server's answer for the session's last search: a
+    servlet catalogue's ``results.do?page=2`` or an ASP.NET ``Results.aspx?page=2`` name
+    no query, and every query's first page links to the same URL. Keyed by URL alone, the
+    first of them would be the only route, and the other queries' later pages never
+    fetched. A URL that names a value of the query (``?au=knuth&page=2``) shows that
+    search whoever follows it, and a route with no session replays the bare URL, which
+    shows the same whatever query led to it: one route each, as for any link.
+    """
+    if session is None or parent.query is None or _names_the_query(url, parent.query):
+        return route_key(Via.LINK, url)
+    query = "\n".join(f"{name}={value}" for name, value in sorted(parent.query.items()))
+    return route_key(Via.NEXT, url, f"{parent.domain}\n{parent.form_url}\n{query}", url)
+
+
+def _names_the_query(url: str, query: dict[str, str]) -> bool:
+    """Whether a value of ``query`` is a parameter's value or a path segment of ``url``."""
+    parts = urlsplit(url)
+    words = [value for _, value in parse_qsl(parts.query)] + [unquote(s) for s in parts.path.split("/")]
+    said = {" ".join(word.split()).casefold() for word in words}
+    return any(" ".join(value.split()).casefold() in said for value in query.values() if value.strip())
 
 
 def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
@@ -183,7 +209,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             out.skip("depth")
             continue
         url = canonical_url(url)
-        key = route_key(Via.LINK, url)
+        key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
         if key in seen or key == parent.key or key in known:
             continue
         seen.add(key)

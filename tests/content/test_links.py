@@ -117,3 +117,41 @@ def test_log_out_is_never_followed_by_its_words_or_its_url() -> None:
         "http://shop.test/blog-outline", "http://shop.test/logbook/out-of-print", "http://shop.test/signup"]
     assert [r.steps.splitlines()[-1] for r in got.routes if r.via is Via.SCRIPT] == ['click "#more"']
     assert got.skipped == {"log out": 6}
+
+
+def _results(query: dict[str, str]) -> Route:
+    url = "http://opac.test/results.do"
+    steps = navigate_step("http://opac.test/search.do")
+    return Route(key=route_key(Via.FORM, url, "form", str(query)), url=url, via=Via.FORM, depth=1, seed=SEED,
+                 steps=steps, program=steps, domain="books", query=query, form_url="http://opac.test/search.do")
+
+
+def test_a_results_pager_link_is_a_route_per_query_where_a_session_goes_with_it() -> None:
+    # results.do?page=2 carries no query: with a session (the server's last search), the
+    # URL shows each query's own page 2, so each query has its route; the same query's
+    # link found again (on page 3, "Previous") is the same route.
+    scope = Scope.build(["http://opac.test/"])
+    pager = [("http://opac.test/results.do?page=2", "Next page"), ("http://opac.test/item?id=7", "Dune")]
+
+    def routes(query: dict[str, str], session: str | None) -> dict[Via, str]:
+        got = obtain_links(_results(query), "http://opac.test/results.do", pager, [], session, scope,
+                           max_depth=3)
+        return {r.via: r.key for r in got.routes}
+
+    java, xml = routes({"title": "java"}, "s1"), routes({"title": "xml"}, "s2")
+    assert java[Via.NEXT] != xml[Via.NEXT]
+    assert java[Via.NEXT] == routes({"title": "java"}, "s3")[Via.NEXT]
+    assert java[Via.LINK] == xml[Via.LINK] == "http://opac.test/item?id=7"  # a detail page is one page
+    # A URL that names the query shows that search whoever follows it: one route, as any
+    # link (the page reached both by "1" and by a link of another text is fetched once).
+    named = [("http://opac.test/results?au=Donald+Knuth&page=2", "2"),
+             ("http://opac.test/search/java/page/2", "Next »")]
+    got = obtain_links(_results({"author": "donald  knuth"}), "http://opac.test/results", named[:1], [], "s1",
+                       scope, max_depth=3)
+    assert [r.key for r in got.routes] == ["http://opac.test/results?au=Donald+Knuth&page=2"]
+    got = obtain_links(_results({"title": "java"}), "http://opac.test/results", named[1:], [], "s1",
+                       scope, max_depth=3)
+    assert [(r.via, r.key) for r in got.routes] == [(Via.NEXT, "http://opac.test/search/java/page/2")]
+    # With no session the route replays the bare URL, which shows the same for every query.
+    assert routes({"title": "java"}, None)[Via.NEXT] == routes({"title": "xml"}, None)[Via.NEXT] \
+        == "http://opac.test/results.do?page=2"

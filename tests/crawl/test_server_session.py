@@ -1,5 +1,6 @@
 """A catalogue that keeps the last search in the server's session (fixtures/sites/opac.py):
-each query runs in a server session of its own, so no results page shows another's."""
+each query runs in a server session of its own, so no results page shows another's, and
+each query's later pages are fetched, though their links carry no query."""
 
 from __future__ import annotations
 
@@ -30,4 +31,7 @@ async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path) ->
     for doc, words in shown:  # the words the form took of the query: the format has no field here
         assert doc.query is not None and set(str(words).split()) <= set(doc.query.values()), doc.final_url
     assert {words for doc, words in shown if doc.via is Via.FORM} == {"java", "xml", "knuth"}
-    assert any(doc.via is Via.NEXT for doc, _ in shown)  # a query's later pages, in its session
+    # Every query's later pages, each in its query's session: "Next page" is the same URL
+    # (results.do?page=2) on every query's first page, and is a route for each.
+    pages = sorted((str(words), opac.shown_page(doc.text)) for doc, words in shown)
+    assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, opac.PAGES + 1)]
