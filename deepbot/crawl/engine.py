@@ -167,7 +167,7 @@ class Crawler:
             self._stack.callback(self._save_policy)
         if self.config.session is not None:  # a bad file fails here, before a browser starts
             self._login = login = load_session(self.config.session)
-            self._start_session = self.frontier.put_session(login)
+            self._start_session = self.forms.start_session = self.frontier.put_session(login)
             earlier = {record.route.session for seed in self.seed_routes()
                        if (record := self.frontier.get(seed.key)) is not None}
             if earlier - {self._start_session}:

@@ -1,8 +1,8 @@
 """The Form Analyzer in the post-processing chain: relevant forms become query routes.
 
 Every page's forms are analysed against every configured domain. A relevant form
-yields one route per domain query: the page's own session and steps, the fill
-steps, and the submission candidates the worker tries in turn (§IV.C).
+yields one route per domain query: the way to the page from where the crawl started,
+the fill steps, and the submission candidates the worker tries in turn (§IV.C).
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ class FormQueries:
     """Analyse forms on pages outside results; push a route per (relevant form, query)."""
 
     domains: Sequence[Domain]
+    # Where the crawl's routes start (a login's session digest; None: a fresh browser).
+    start_session: str | None = None
     name: str = "form-analyzer"
     found: list[RelevantForm] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
@@ -84,12 +86,18 @@ class FormQueries:
                         continue
                     action = steps_text(*filled.steps)
                     candidates = submit_candidates(form, filled.steps)
+                    # A query starts where the crawl started and walks to its form again (the
+                    # page's program), not from the session the form's page was reached in:
+                    # a server that keeps the last search in its session (a cookie from the
+                    # home page) would otherwise hold every query in one session, and page
+                    # each through whichever query ran last.
+                    program = append_steps(route.program, action)
                     ctx.routes.append(Route(
                         key=route_key(Via.FORM, snap.url, acts_on,
                                       f"{domain.name}\n{form.selector}\n{sorted(query.items())}\n{action}"),
                         url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
-                        steps=append_steps(route.steps, action), program=append_steps(route.program, action),
-                        session=route.session, parent=route.key, domain=domain.name, query=dict(query),
+                        steps=program, program=program,
+                        session=self.start_session, parent=route.key, domain=domain.name, query=dict(query),
                         form_url=snap.url, acts_on=acts_on, submit=candidates,
                     ))
                     made += 1

@@ -17,10 +17,13 @@ from fixtures.sites import opac
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path) -> None:
-    # The search page sets the session cookie: each query's route loads it from the
-    # session before it (the home page's, with no cookie), and gets a session of its own.
-    with FixtureServer() as site:
+@pytest.mark.parametrize("cookie_from", ["search page", "home"])
+async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path, cookie_from: str) -> None:
+    # Each query's route starts where the crawl started and walks to the form again, so
+    # the server gives it a session of its own, whether the search page sets the cookie
+    # or the home page before it does.
+    options = {"opac_session": "home"} if cookie_from == "home" else {}
+    with FixtureServer(options=options) as site:
         config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
                              store=tmp_path / "opac.sqlite", workers=3, depth=4, settle_timeout=2.0)
         async with Crawler(config) as crawler:

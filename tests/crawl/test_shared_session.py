@@ -45,9 +45,18 @@ def _processes() -> list[psutil.Process]:
     return psutil.Process(os.getpid()).children(recursive=True)
 
 
+def _command(process: psutil.Process) -> str:
+    """A live process's command line; "" for one that has exited (gone, or a zombie its
+    parent has not reaped yet: a renderer of a closed context, as CI once met)."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:  # ZombieProcess is one
+        return ""
+
+
 def _renderers_besides(earlier: set[int]) -> int:
-    """Renderer processes of this test process's tree but for the ``earlier`` ones."""
-    return sum(p.pid not in earlier and "--type=renderer" in " ".join(p.cmdline()) for p in _processes())
+    """Live renderer processes of this test process's tree but for the ``earlier`` ones."""
+    return sum(p.pid not in earlier and "--type=renderer" in _command(p) for p in _processes())
 
 
 async def test_the_tabs_share_one_jar_and_the_renderers_under_the_limit(site: FixtureServer) -> None:
