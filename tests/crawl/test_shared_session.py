@@ -83,6 +83,27 @@ async def test_the_tabs_share_one_jar_and_the_renderers_under_the_limit(site: Fi
             await pool.release(slot)
 
 
+@pytest.mark.parametrize(("chromium", "renderers"), [("/usr/bin/chromium-headless-shell", 1),
+                                                     ("/usr/bin/chromium", 2)])
+async def test_tabs_on_two_sites_share_a_renderer_in_the_headless_shell_only(
+        site: FixtureServer, monkeypatch: pytest.MonkeyPatch, chromium: str, renderers: int) -> None:
+    # 127.0.0.1 and localhost are two sites. The headless shell, DeepBot's default, puts
+    # them in one renderer under the limit; full Chromium isolates sites, a renderer each.
+    if not Path(chromium).is_file():
+        pytest.skip(f"{chromium} is not installed")
+    monkeypatch.setenv("DEEPBOT_CHROMIUM", chromium)
+    earlier = {p.pid for p in _processes()}
+    async with BrowserPool(4, SHARED) as pool:
+        slots = [await pool.acquire() for _ in range(4)]
+        for n, slot in enumerate(slots):
+            url = site.url(f"/lab/?tab={n}")
+            await slot.page.goto(url if n % 2 else url.replace("127.0.0.1", "localhost"))
+        assert {slot.page.url.split("/")[2].split(":")[0] for slot in slots} == {"127.0.0.1", "localhost"}
+        assert _renderers_besides(earlier) == renderers
+        for slot in slots:
+            await pool.release(slot)
+
+
 async def test_a_route_adds_the_cookies_the_jar_lacks_and_leaves_the_jars_own(
         site: FixtureServer) -> None:
     url = site.url("/")
