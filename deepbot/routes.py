@@ -163,6 +163,15 @@ def page_identity(url: str, text: str) -> str:
     return canonical_url(url) + "#" + hashlib.sha1(shown.encode()).hexdigest()[:16]
 
 
+def results_identity(route: Route, text: str) -> str:
+    """What a page of a query's results shows, wherever it is: the query (its domain, form
+    page and values) plus the page's text. A later page that shows what an earlier one
+    did (a server that answers ``page=N+1`` with its last page again) is the same."""
+    query = "\n".join(f"{name}={value}" for name, value in sorted((route.query or {}).items()))
+    asked = hashlib.sha1(f"{route.domain}\n{route.form_url}\n{query}".encode()).hexdigest()[:16]
+    return f"results:{asked}#" + hashlib.sha1(" ".join(text.split()).encode()).hexdigest()[:16]
+
+
 def doc_id(route_key: str) -> str:
     """Short stable id of the document a route produces."""
     return hashlib.sha1(route_key.encode()).hexdigest()[:16]

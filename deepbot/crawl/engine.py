@@ -54,6 +54,7 @@ from deepbot.routes import (
     canonical_url,
     doc_id,
     page_identity,
+    results_identity,
     route_key,
 )
 from deepbot.sequences import append_steps, navigate_step
@@ -352,6 +353,16 @@ class Crawler:
                     self.stats.fetched += 1
                     self.stats.outcomes["unchanged" if unchanged else "duplicate"] += 1
                     return _Outcome()
+            # Pagination costs no depth, so a pager that never ends (a server that answers
+            # page=N+1 with its last page again, "Next" and all) would lead on for ever: a
+            # later page that shows what another later page of the same query showed is not
+            # stored, and its pager not followed. (The first page, the form's, claims nothing
+            # here: a "1" link back to it is stored as before.)
+            if (route.via is Via.NEXT and route.domain is not None
+                    and not self.frontier.claim_page(results_identity(route, snapshot.text), route.key)):
+                self.stats.fetched += 1
+                self.stats.outcomes["repeated results"] += 1
+                return _Outcome()
             digest = None if snapshot.session.empty else self.frontier.put_session(snapshot.session)
             if self._relogin is not None and digest is not None:
                 self._fresh.add(digest)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepbot.content.links import Scope, link_route, obtain_links
-from deepbot.routes import Route, ScriptElement, Via, canonical_url, route_key
+from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
 from deepbot.sequences import navigate_step
 
 SEED = "http://shop.test/"
@@ -155,3 +155,12 @@ def test_a_results_pager_link_is_a_route_per_query_where_a_session_goes_with_it(
     # With no session the route replays the bare URL, which shows the same for every query.
     assert routes({"title": "java"}, None)[Via.NEXT] == routes({"title": "xml"}, None)[Via.NEXT] \
         == "http://opac.test/results.do?page=2"
+
+
+def test_a_results_page_is_the_same_as_another_only_for_the_same_query() -> None:
+    java, xml = _results({"title": "java"}), _results({"title": "xml"})
+    page = "Results for: java (page 3 of 3)\n1. Thinking in Java"
+    assert results_identity(java, page) == results_identity(java, page.replace("\n", "  \n "))
+    assert results_identity(java, page) != results_identity(java, page.replace("3 of 3", "2 of 3"))
+    # Two queries that both found nothing show the same words: neither is a repeat of the other.
+    assert results_identity(java, "No books found.") != results_identity(xml, "No books found.")

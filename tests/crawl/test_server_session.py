@@ -38,3 +38,21 @@ async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path, co
     # (results.do?page=2) on every query's first page, and is a route for each.
     pages = sorted((str(words), opac.shown_page(doc.text)) for doc, words in shown)
     assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, opac.PAGES + 1)]
+
+
+async def test_a_pager_that_never_ends_ends_where_its_pages_repeat(tmp_path: Path) -> None:
+    # Past its last page the catalogue shows the last page again, "Next page" and all.
+    # Pagination costs no depth: without a stop the crawl would page on to max_pages.
+    with FixtureServer(options={"opac_pager": "endless"}) as site:
+        config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
+                             store=tmp_path / "opac.sqlite", workers=2, depth=4, settle_timeout=2.0,
+                             max_pages=60)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            assert crawler.frontier.failures() == {}
+            # each query's page 4, the last page again, is fetched and neither stored nor followed
+            assert crawler.stats.outcomes["repeated results"] == 3
+            assert crawler.stats.fetched < 30
+    pages = sorted((str(opac.shown_search(doc.text)), opac.shown_page(doc.text)) for doc in documents
+                   if doc.via in (Via.FORM, Via.NEXT))
+    assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, opac.PAGES + 1)]
