@@ -11,7 +11,11 @@ renderer process serves one context only, so this is what lets Chromium's
 ``--renderer-process-limit`` put several workers' pages in one renderer: ~20 MB less
 a worker at the same CPU (``bench/memory.py``). A route then adds the cookies the jar
 lacks instead of replacing it, so routes in flight see each other's cookies: for sites
-that keep no per-visitor state (no search's results in the session, no cart).
+that keep no per-visitor state (no cart, no wizard's step). A route asked for
+``private`` (the crawl asks for every route inside a query's results) runs in a context
+of its own all the same, as in the default: a server that keeps the last search in its
+session must see each query in a session of its own. Those contexts are kept for the
+next such route, as the default keeps its slots; a link crawl never opens one.
 """
 
 from __future__ import annotations
@@ -104,6 +108,10 @@ class Slot:
     acted: bool = False  # the last route clicked or submitted: its page may still act on its own
     clears_on_leave: bool = False  # the page shown clears its sessionStorage when it goes
     shared: SharedContext | None = field(default=None, repr=False)  # a tab of a shared context
+    # A context of its own in a shared pool: while it runs a route, the worker's idle tab
+    # (or its "open one" token) it stands in for waits, and goes back to the pool with it.
+    private: bool = False
+    borrowed: Slot | None = field(default=None, repr=False)
 
     async def restore(self, session: SessionState) -> None:
         """Bring the context to exactly ``session`` (cookies and storage); a shared one
@@ -140,6 +148,7 @@ class BrowserPool:
         self._shared_all: list[SharedContext] = []  # the current one, and retired ones with tabs left
         self._opening = asyncio.Lock()  # held while a tab of ours opens: it is no popup
         self._tabs: set[Page] = set()
+        self._private: list[Slot] = []  # a shared pool's idle contexts of their own
         self._pw: Playwright | None = None
         self._pw_cm: object | None = None
         self._browser: Browser | None = None
@@ -170,6 +179,9 @@ class BrowserPool:
             await _quietly_close(shared.context)
         self._shared_all.clear()
         self._shared = None
+        for slot in self._private:
+            await _quietly_close(slot.context)
+        self._private.clear()
         if self._browser is not None:
             with contextlib.suppress(PlaywrightError):
                 await asyncio.wait_for(self._browser.close(), 10)
@@ -220,6 +232,10 @@ class BrowserPool:
         browser = await self._ensure_browser()
         if self.settings.shared_session:
             return await self._new_tab(browser)
+        return await self._new_own(browser)
+
+    async def _new_own(self, browser: Browser) -> Slot:
+        """A context of the slot's own, with its page."""
         try:
             context = await self._new_context(browser)
             page = await context.new_page()
@@ -305,8 +321,21 @@ class BrowserPool:
         if page not in self._tabs:
             await _close_popup(page)
 
-    async def acquire(self) -> Slot:
-        """Wait for an idle slot; a ``None`` token in the queue means "open a new one"."""
+    async def acquire(self, *, private: bool = False) -> Slot:
+        """Wait for an idle slot; a ``None`` token in the queue means "open a new one".
+
+        ``private``: in a shared pool, a context of the slot's own for one route, in place
+        of a tab (see the module's docstring); otherwise every slot is one already.
+        """
+        if private and self.settings.shared_session:
+            borrowed = await self._idle.get()
+            try:
+                slot = await self._private_slot()
+            except BaseException:
+                self._idle.put_nowait(borrowed)
+                raise
+            slot.private, slot.borrowed = True, borrowed
+            return slot
         while True:
             item = await self._idle.get()
             if item is not None and not item.page.is_closed() and item.generation == self._generation:
@@ -321,12 +350,27 @@ class BrowserPool:
                 self._idle.put_nowait(None)
                 raise
 
+    async def _private_slot(self) -> Slot:
+        while self._private:
+            slot = self._private.pop()
+            if not slot.page.is_closed() and slot.generation == self._generation:
+                return slot
+            await _quietly_close(slot.context)
+        return await self._new_own(await self._ensure_browser())
+
     async def release(self, slot: Slot) -> None:
         """Give a slot back; a broken or worn-out one is replaced by a fresh context (a
         tab of a shared context: by a fresh tab)."""
         slot.routes_run += 1
         shared = slot.shared
-        if shared is not None:
+        if slot.private:
+            if slot.broken or slot.routes_run >= self.settings.recycle_after or slot.page.is_closed():
+                await _quietly_close(slot.context)
+            else:
+                self._private.append(slot)
+            borrowed, slot.borrowed = slot.borrowed, None
+            self._idle.put_nowait(borrowed)
+        elif shared is not None:
             shared.routes += 1
             if shared.routes >= self.settings.recycle_after * self.size:
                 await self._retire(shared)  # its tabs go as they come back; the next open a new one
@@ -343,8 +387,8 @@ class BrowserPool:
             self._idle.put_nowait(slot)
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[Slot]:
-        slot = await self.acquire()
+    async def slot(self, *, private: bool = False) -> AsyncIterator[Slot]:
+        slot = await self.acquire(private=private)
         try:
             yield slot
         except BaseException:

@@ -317,7 +317,9 @@ class Crawler:
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
             max_scrolls=self.config.max_scrolls, dismiss_overlays=self.config.dismiss_overlays,
         )
-        async with self.pool.slot() as slot:
+        # A query's results and what they lead to: in a context of their own even when the
+        # workers share one session (a server may keep the last search in its session).
+        async with self.pool.slot(private=route.domain is not None) as slot:
             snapshot = await visit(route, session, slot, options)
             # A bot check in front of the site is a refusal, like a 429: the host is paused,
             # the route retried later, and the check never stored as the page.

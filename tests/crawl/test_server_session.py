@@ -17,15 +17,18 @@ from fixtures.sites import opac
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.mark.parametrize("cookie_from", ["search page", "home"])
-async def test_each_query_runs_in_a_server_session_of_its_own(tmp_path: Path, cookie_from: str) -> None:
+@pytest.mark.parametrize(("cookie_from", "shared"), [("search page", False), ("home", False), ("home", True)])
+async def test_each_query_runs_in_a_server_session_of_its_own(
+        tmp_path: Path, cookie_from: str, shared: bool) -> None:
     # Each query's route starts where the crawl started and walks to the form again, so
     # the server gives it a session of its own, whether the search page sets the cookie
-    # or the home page before it does.
+    # or the home page before it does; with one session for every worker too, since the
+    # routes of a query's results run in contexts of their own.
     options = {"opac_session": "home"} if cookie_from == "home" else {}
     with FixtureServer(options=options) as site:
         config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
-                             store=tmp_path / "opac.sqlite", workers=3, depth=4, settle_timeout=2.0)
+                             store=tmp_path / "opac.sqlite", workers=3, depth=4, settle_timeout=2.0,
+                             shared_session=shared, renderer_processes=1)
         async with Crawler(config) as crawler:
             documents = [doc async for doc in crawler.run()]
             assert crawler.frontier.failures() == {}

@@ -104,6 +104,34 @@ async def test_tabs_on_two_sites_share_a_renderer_in_the_headless_shell_only(
             await pool.release(slot)
 
 
+async def test_a_private_slot_has_a_jar_of_its_own_and_gives_its_worker_s_tab_back(
+        site: FixtureServer) -> None:
+    async with BrowserPool(2, SHARED) as pool:
+        tab = await pool.acquire()
+        await tab.page.goto(site.url("/lab/"))
+        await tab.page.evaluate("document.cookie = 'shared=1; path=/'")
+        await pool.release(tab)  # idle now: the private slot stands in for it
+        other = await pool.acquire()
+        private = await pool.acquire(private=True)
+        assert private.shared is None and private.context not in (tab.context, other.context)
+        await private.restore(SessionState())
+        assert await _cookies_seen(private, site.url("/")) == ""  # not the shared jar
+        await private.page.evaluate("document.cookie = 'private=1; path=/'")
+        assert await _cookies_seen(other, site.url("/")) == "shared=1"
+        await pool.release(private)
+        again = await pool.acquire()
+        assert again is tab and not tab.page.is_closed()  # the tab it stood in for, back
+        await pool.release(again)
+        assert await pool.acquire(private=True) is private  # kept for the next such route
+        private.broken = True  # a failed route's context is not kept
+        await pool.release(private)
+        assert private.page.is_closed()
+        fresh = await pool.acquire(private=True)
+        assert fresh is not private and fresh.context not in (tab.context, private.context)
+        for slot in (fresh, other):
+            await pool.release(slot)
+
+
 async def test_a_route_adds_the_cookies_the_jar_lacks_and_leaves_the_jars_own(
         site: FixtureServer) -> None:
     url = site.url("/")
