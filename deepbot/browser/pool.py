@@ -324,8 +324,8 @@ class BrowserPool:
     async def acquire(self, *, private: bool = False) -> Slot:
         """Wait for an idle slot; a ``None`` token in the queue means "open a new one".
 
-        ``private``: in a shared pool, a context of the slot's own for one route, in place
-        of a tab (see the module's docstring); otherwise every slot is one already.
+        ``private``: in a shared pool, a context of the slot's own in place of a tab, kept
+        between such routes (see the module's docstring); otherwise every slot is one.
         """
         if private and self.settings.shared_session:
             borrowed = await self._idle.get()
