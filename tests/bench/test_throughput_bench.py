@@ -310,9 +310,11 @@ def test_memory_counts_the_renderers_of_each_layout_of_the_same_loop() -> None:
     for run in runs.values():
         assert run["returncode"] == 0 and run["pages"] == 8 and run["complete"], run  # counted by the server
         assert run["peak_pss_mb"] > 0  # PSS is read every 0.5 s: this short a run may show no renderer's
-    # A renderer per context, whatever the limit; the tabs of one context share one under it.
+    # A renderer per context, whatever the limit; the tabs of one context share one under it
+    # (the sampler may catch two at once for a moment, one starting as the other goes: CI
+    # once saw 2), never one a tab.
     assert runs["contexts"]["renderers"] == runs["contexts+limit"]["renderers"] == 3
-    assert runs["tabs+limit"]["renderers"] == 1
+    assert runs["tabs+limit"]["renderers"] in (1, 2)
     summary = {s["layout"]: s for s in report["summary"]}
     assert summary["contexts"]["peak_pss_mb_x"] == 1.0
     assert summary["tabs+limit"]["peak_pss_mb_x"] == round(
