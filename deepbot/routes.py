@@ -163,12 +163,17 @@ def page_identity(url: str, text: str) -> str:
     return canonical_url(url) + "#" + hashlib.sha1(shown.encode()).hexdigest()[:16]
 
 
+def query_identity(route: Route) -> str:
+    """The query a route is under: its domain, form page and values."""
+    values = "\n".join(f"{name}={value}" for name, value in sorted((route.query or {}).items()))
+    return f"{route.domain}\n{route.form_url}\n{values}"
+
+
 def results_identity(route: Route, text: str) -> str:
-    """What a page of a query's results shows, wherever it is: the query (its domain, form
-    page and values) plus the page's text. A later page that shows what an earlier one
-    did (a server that answers ``page=N+1`` with its last page again) is the same."""
-    query = "\n".join(f"{name}={value}" for name, value in sorted((route.query or {}).items()))
-    asked = hashlib.sha1(f"{route.domain}\n{route.form_url}\n{query}".encode()).hexdigest()[:16]
+    """What a page of a query's results shows, wherever it is: the query plus the page's
+    text. A later page that shows what an earlier one did (a server that answers
+    ``page=N+1`` with its last page again) is the same."""
+    asked = hashlib.sha1(query_identity(route).encode()).hexdigest()[:16]
     return f"results:{asked}#" + hashlib.sha1(" ".join(text.split()).encode()).hexdigest()[:16]
 
 

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
-from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, route_key
+from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
 
@@ -112,8 +112,7 @@ def _next_page_key(parent: Route, url: str, session: str | None) -> str:
     """
     if session is None or parent.query is None or _names_the_query(url, parent.query):
         return route_key(Via.LINK, url)
-    query = "\n".join(f"{name}={value}" for name, value in sorted(parent.query.items()))
-    return route_key(Via.NEXT, url, f"{parent.domain}\n{parent.form_url}\n{query}", url)
+    return route_key(Via.NEXT, url, query_identity(parent), url)
 
 
 def _names_the_query(url: str, query: dict[str, str]) -> bool:
