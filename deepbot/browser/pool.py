@@ -16,6 +16,15 @@ that keep no per-visitor state (no cart, no wizard's step). A route asked for
 of its own all the same, as in the default: a server that keeps the last search in its
 session must see each query in a session of its own. Those contexts are kept for the
 next such route, as the default keeps its slots; a link crawl never opens one.
+
+A page whose script never ends holds its renderer's main thread. Closing that page ends
+the renderer only if no other page uses it: true of a context of the slot's own, not of
+tabs sharing renderers, whose other routes would then wait on it until their own time
+ran out, and every tab Chromium later put there too. So a failed route's tab that
+answers no script is taken for a stuck renderer, and its whole context is closed: the
+routes in flight in it fail, and their retries (as any retry in a shared pool, the
+crawl asks) run in contexts of their own, where a page that hangs again hangs nothing
+else.
 """
 
 from __future__ import annotations
@@ -41,6 +50,10 @@ from deepbot.routes import EMPTY_SESSION, SessionState
 _EMPTY_DIGEST = EMPTY_SESSION.digest()  # most routes of most crawls: no hash a route
 
 log = logging.getLogger("deepbot.browser")
+
+# Seconds a failed route's tab of a shared context has to answer a script before its
+# renderer is taken for stuck (a page's own work rarely holds the main thread this long).
+_PROBE_S = 3.0
 
 # Images the crawler never needs: Blink does not even request them.
 _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
@@ -305,6 +318,19 @@ class BrowserPool:
             self._shared_all.remove(shared)
             await _quietly_close(shared.context)
 
+    async def _close_stuck(self, shared: SharedContext, url: str) -> None:
+        """Close ``shared`` now, with every tab in flight: a renderer of it is stuck (see
+        the module's text). The next tab opens in a new context, which starts as after
+        a crash: each route brings its own cookies in."""
+        log.warning("a script on %s never ended and held a renderer that other routes share: its "
+                    "browser context is closed, the routes in flight there are retried", url)
+        shared.retired = True
+        if self._shared is shared:
+            self._shared = None
+        if shared in self._shared_all:
+            self._shared_all.remove(shared)
+        await _quietly_close(shared.context)
+
     async def _drop_tab(self, slot: Slot) -> None:
         shared = slot.shared
         assert shared is not None
@@ -372,6 +398,8 @@ class BrowserPool:
             self._idle.put_nowait(borrowed)
         elif shared is not None:
             shared.routes += 1
+            if slot.broken and shared in self._shared_all and await _stuck(slot.page):
+                await self._close_stuck(shared, slot.page.url)
             if shared.routes >= self.settings.recycle_after * self.size:
                 await self._retire(shared)  # its tabs go as they come back; the next open a new one
             # A broken route closes its tab only: the other tabs of the context are in flight.
@@ -402,6 +430,19 @@ async def _close_popup(page: Page) -> None:
     log.debug("closing a popup the page opened: %s", page.url)
     with contextlib.suppress(PlaywrightError):
         await page.close()
+
+
+async def _stuck(page: Page) -> bool:
+    """The page answers no script within _PROBE_S: its renderer's main thread is held."""
+    if page.is_closed():
+        return False
+    try:
+        await asyncio.wait_for(page.evaluate("0"), _PROBE_S)
+    except TimeoutError:
+        return True
+    except PlaywrightError:  # closed, or navigating away: not stuck
+        return False
+    return False
 
 
 async def _quietly_close(context: BrowserContext) -> None:

@@ -296,7 +296,8 @@ class Crawler:
         try:
             async with self.politeness.slot(route.url) as host:
                 # The time bound covers the visit, not the polite wait before it.
-                outcome = await asyncio.wait_for(self._visit(route, host), self.config.route_timeout)
+                outcome = await asyncio.wait_for(self._visit(route, host, retry=lease.attempt > 1),
+                                                 self.config.route_timeout)
         except (DeepBotError, TimeoutError) as exc:
             self._fail(lease, exc)
             return None
@@ -306,7 +307,7 @@ class Crawler:
             return None
         return self._commit(lease, outcome)
 
-    async def _visit(self, route: Route, host: HostSlot) -> _Outcome:
+    async def _visit(self, route: Route, host: HostSlot, *, retry: bool = False) -> _Outcome:
         session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
         if self._relogin is not None and route.session not in self._fresh:
             session = relogged(session, self._relogin)
@@ -319,7 +320,9 @@ class Crawler:
         )
         # A query's results and what they lead to: in a context of their own even when the
         # workers share one session (a server may keep the last search in its session).
-        async with self.pool.slot(private=route.domain is not None) as slot:
+        # So is a retry: the route may have failed for a page whose script never ends, which
+        # in a shared renderer holds up every page there (pool.py).
+        async with self.pool.slot(private=route.domain is not None or retry) as slot:
             snapshot = await visit(route, session, slot, options)
             # A bot check in front of the site is a refusal, like a 429: the host is paused,
             # the route retried later, and the check never stored as the page.

@@ -1,18 +1,23 @@
 """A shared-session pool: every slot a tab of one context, whose renderers the tabs share.
 
 What it trades is checked here: the jar is one for all routes in flight, a route's cookies
-go into it without taking out the others', a failed route closes its own tab only, and
-the session outlives the context when the context is recycled.
+go into it without taking out the others', a failed route closes its own tab only (but
+for a tab stuck in a script that never ends: its context goes, so that the renderer it
+shares goes too), and the session outlives the context when the context is recycled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings, Slot
 from deepbot.config import CrawlConfig
@@ -168,6 +173,10 @@ async def test_a_failed_route_closes_its_tab_and_no_other(site: FixtureServer) -
                 raise RuntimeError("route failed")
         assert broken.is_closed() and not busy.page.is_closed()
         assert await busy.page.title() == "DeepBot Lab"  # still there, in flight
+        with pytest.raises(PlaywrightError):  # a server too slow: its tab answers scripts, nothing is stuck
+            async with pool.slot() as slow:
+                await slow.page.goto(site.url("/lab/slow?s=3"), timeout=1000)
+        assert slow.context is busy.context and slow.page.is_closed() and not busy.page.is_closed()
         async with pool.slot() as fresh:
             assert fresh.context is busy.context and fresh.page is not broken
             await fresh.page.goto(site.url("/"))
@@ -224,3 +233,53 @@ async def test_a_shared_session_crawl_reaches_what_a_crawl_of_sessions_reaches(
     assert len(reached[0]) >= 5
     assert reached[1] == reached[0]
     assert failed[1] == failed[0]  # the lab's redirect loop, in both
+
+
+def _spinning(earlier: set[int]) -> list[psutil.Process]:
+    """Renderers of this test's tree, but for the ``earlier`` ones, busy for most of 0.5 s."""
+    found = [p for p in _processes() if p.pid not in earlier and "--type=renderer" in _command(p)]
+    with contextlib.suppress(psutil.Error):
+        for p in found:
+            p.cpu_percent()
+    time.sleep(0.5)
+    busy = []
+    for p in found:
+        with contextlib.suppress(psutil.Error):
+            if p.cpu_percent() > 50:
+                busy.append(p)
+    return busy
+
+
+async def test_a_tab_stuck_in_a_script_closes_its_context_and_frees_the_tabs_sharing_its_renderer(
+        site: FixtureServer) -> None:
+    earlier = {p.pid for p in _processes()}
+    async with BrowserPool(2, SHARED) as pool:
+        other = await pool.acquire()
+        await other.page.goto(site.url("/lab/"))
+        with pytest.raises(PlaywrightError):
+            async with pool.slot() as stuck:
+                assert stuck.context is other.context
+                await stuck.page.goto(site.url("/lab/stuck/loop"), timeout=2000)
+        assert _spinning(earlier) == []  # the context went, and its stuck renderer with it
+        assert other.page.is_closed()  # the tab in flight beside it: its route fails, and is retried
+        await pool.release(other)
+        async with pool.slot() as fresh:
+            assert fresh.context not in (other.context, stuck.context)
+            await fresh.page.goto(site.url("/lab/stuck/page-1"))
+            assert await fresh.page.title() == "Fine page-1"
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["route-sessions", "shared-session"])
+async def test_a_page_whose_script_never_ends_fails_alone(
+        site: FixtureServer, tmp_path: Path, shared: bool) -> None:
+    config = CrawlConfig(seeds=(site.url("/lab/stuck/"),), store=tmp_path / "stuck.sqlite", workers=3,
+                         depth=1, include=(r"/lab/stuck/",), step_timeout=3.0, settle_timeout=2.0,
+                         route_timeout=8.0, max_attempts=2, shared_session=shared, renderer_processes=1)
+    async with Crawler(config) as crawler:
+        stored = {urlsplit(doc.final_url).path async for doc in crawler.run()}
+        failures = crawler.frontier.failures()
+    # Every fine page is stored, although in a shared session some were in flight in the
+    # renderer the loop held (before the pool closed such a context, all six failed both
+    # tries there: they waited on the loop, and so did their retries).
+    assert stored == {"/lab/stuck/", *lab.STUCK_FINE}
+    assert sum(failures.values()) == 1
