@@ -15,6 +15,9 @@ adds one thing at a time after each load:
 - ``goto+evaluate``: Playwright's ``page.evaluate("() => 1")``.
 - ``goto+cdp``: the same no-op through a raw CDP ``Runtime.evaluate`` (no Playwright
   helper script in the page, no Playwright serialisation).
+- ``goto+light``: the least a crawler reads, and what a crawler that takes
+  ``page.content()`` and its links reads: the document's HTML and its anchors' URLs and
+  text, in one evaluate that lays nothing out.
 - ``goto+harvest``: DeepBot's own harvest (``deepbot/crawl/harvest.js``, one evaluate,
   with the default options' argument).
 - ``goto+harvest+cookies``: and the cookie snapshot DeepBot takes after every page.
@@ -41,8 +44,11 @@ from typing import Any
 
 from common import become_subreaper, interleaved, load_bench_module, measure_child, parse_only
 
-VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+harvest", "goto+harvest+cookies",
-            "goto+harvest-cdp")
+VARIANTS = ("goto", "goto+sleep", "goto+evaluate", "goto+cdp", "goto+light", "goto+harvest",
+            "goto+harvest+cookies", "goto+harvest-cdp")
+# goto+light's read: HTML and anchors, nothing that needs layout (no innerText, no boxes).
+_LIGHT_JS = ("() => [document.documentElement.outerHTML,"
+             " Array.from(document.querySelectorAll('a[href]'), a => [a.href, a.textContent])]")
 
 
 async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, Any]:
@@ -86,6 +92,8 @@ async def _loop(variant: str, urls: list[str], concurrency: int) -> dict[str, An
                     assert cdp is not None
                     answer = await cdp.send("Runtime.evaluate", {"expression": "1", "returnByValue": True})
                     read += answer["result"]["value"]
+                elif variant == "goto+light":
+                    read += len(await page.evaluate(_LIGHT_JS))
                 elif variant.startswith("goto+harvest"):
                     read += len(await page.evaluate(_HARVEST_JS, options))
                     if variant.endswith("+cookies"):

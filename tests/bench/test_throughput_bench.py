@@ -280,7 +280,7 @@ def test_routes_bench_runs_each_kind_from_a_revision_and_the_tree() -> None:
 @pytest.mark.timeout(150)
 def test_reading_measures_each_variant_against_the_bare_loop() -> None:
     pytest.importorskip("psutil", reason="bench requirements: pip install -r bench/requirements.txt")
-    variants = ["goto", "goto+cdp", "goto+harvest+cookies", "goto+harvest-cdp"]
+    variants = ["goto", "goto+cdp", "goto+light", "goto+harvest+cookies", "goto+harvest-cdp"]
     report = _json_report("reading.py", "--pages", "8", "--rounds", "2", "--concurrency", "2",
                           "--only", ",".join(variants))
     # Interleaved: one order, then the reverse, so that drift falls on every variant.
