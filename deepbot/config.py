@@ -38,6 +38,10 @@ class CrawlConfig(BaseModel):
     depth: int = Field(3, ge=0, description="link depth from each seed")
     workers: int = Field(4, ge=1, le=64)
     max_pages: int | None = Field(None, ge=1)
+    # Pagination costs no depth: this bounds a pager that never ends (a catalogue that
+    # answers page=N+1 with "page N+1", an empty list and "Next" again) per query and form.
+    max_result_pages: int | None = Field(
+        100, ge=1, description="pages of one query's results followed along their pager (null: no bound)")
     include: tuple[Regex, ...] = ()  # a URL must match one of these (when given)
     exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
     same_site: bool = True  # only follow links to the seeds' hosts

@@ -77,6 +77,10 @@ class Route(_Frozen):
     form_url: str | None = None  # the page holding the form, for via=form
     acts_on: str | None = None  # page_identity() of the page a click/submit acts on
     submit: tuple[str, ...] = ()  # NSEQL steps to try in turn after ``steps`` (form submission)
+    # Which page of a query's results: 1 for the form's own answer, one more for each step
+    # of its pager (a numbered pager's jumps count one step each); 0 outside results.
+    # Pagination costs no depth, so this is what bounds a pager that never ends.
+    page: int = 0
     # What the crawl's link policy learned of this route's page from the page that linked
     # it (a structure crawl's class-link, an HMM crawl's belief over the page's level):
     # it travels with the route, so a resumed crawl rates the page as the first run would.

@@ -12,9 +12,9 @@ from typing import Any
 from deepbot.config import DEFAULT_STORE, CrawlConfig
 
 # flag name -> config key; every flag has a config key of the same name.
-_FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "include", "exclude", "store", "keywords",
-          "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session", "topic", "like",
-          "learn_from")
+_FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
+          "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
+          "topic", "like", "learn_from")
 
 
 def register(sub: Any) -> None:
@@ -29,6 +29,8 @@ def register(sub: Any) -> None:
     p.add_argument("--depth", type=int, help="link depth from each seed (default 3)")
     p.add_argument("--workers", type=int, help="concurrent mini-browsers (default 4)")
     p.add_argument("--max-pages", type=int, help="stop after this many pages")
+    p.add_argument("--max-result-pages", type=int, metavar="N",
+                   help="follow the pager of one query's results this many pages at most (default 100)")
     p.add_argument("--include", action="append", metavar="REGEX", help="follow only URLs matching")
     p.add_argument("--exclude", action="append", metavar="REGEX", help="never follow URLs matching")
     p.add_argument("--store", type=Path, help=f"SQLite store (default ./{DEFAULT_STORE})")

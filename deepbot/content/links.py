@@ -66,6 +66,9 @@ class ObtainedLinks:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
+# The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
+RESULT_PAGES = "result pages"
+
 # The texts of pagination controls: "Next »", "2", "›", "More results"…
 _PAGER = re.compile(r"^(?:\d{1,4}|next\b.*|more results.*|older.*|[»›>]+|page \d{1,4})$", re.I)
 
@@ -132,7 +135,12 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
-                 domain=parent.domain, query=parent.query, form_url=parent.form_url)
+                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via))
+
+
+def _page(parent: Route, via: Via) -> int:
+    """Route.page of a child: one page further into the results along their pager."""
+    return parent.page + 1 if via is Via.NEXT else 0
 
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
@@ -155,7 +163,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         priority=priority, hint=hint,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
-        domain=parent.domain, query=parent.query, form_url=parent.form_url,
+        domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
     )
 
 
@@ -163,7 +171,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  scripts: Iterable[ScriptElement], session: str | None, scope: Scope, *, max_depth: int,
                  page: str = "", known: Container[str] = frozenset(),
                  priority: Callable[[str, str], float] | None = None,
-                 hint: Callable[[str], str | None] | None = None) -> ObtainedLinks:
+                 hint: Callable[[str], str | None] | None = None,
+                 max_result_pages: int | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -178,7 +187,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     ``priority`` rates a link or script element by its URL and text (a focused crawl's,
     content.topic; a structure-driven one's, content.structure); a results pager keeps
     its parent's priority. ``hint``: what that policy has each route carry (Route.hint), by
-    URL; a results pager carries its parent's.
+    URL; a results pager carries its parent's. A results pager is not followed from the
+    ``max_result_pages``-th page of the results on (Route.page; None: no bound).
     """
 
     def rate(via: Via, url: str, text: str) -> float:
@@ -194,6 +204,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     out = ObtainedLinks()
     in_results = parent.domain is not None
     at_limit = parent.depth >= max_depth
+    last_page = max_result_pages is not None and parent.page >= max_result_pages
     seen: set[str] = set()
     for url, text in links:
         decision = scope.decide(url)
@@ -206,6 +217,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         via = Via.NEXT if in_results and is_pager(text) else Via.LINK
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
+            continue
+        if last_page and via is Via.NEXT:
+            out.skip(RESULT_PAGES)
             continue
         url = canonical_url(url)
         key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
@@ -225,6 +239,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 continue
             if at_limit and via is not Via.NEXT:
                 out.skip("depth")
+                continue
+            if last_page and via is Via.NEXT:
+                out.skip(RESULT_PAGES)
                 continue
             numbered = pager.get(script.selector)
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
@@ -255,8 +272,9 @@ class ObtainLinks:
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
-                 topic: Topic | None = None):
+                 topic: Topic | None = None, max_result_pages: int | None = None):
         self.scope = scope
+        self.max_result_pages = max_result_pages
         self.topic = topic  # a focused crawl's: links are rated by it (best-first)
         self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
@@ -281,7 +299,7 @@ class ObtainLinks:
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known, priority=priority,
-                                hint=ctx.link_hint)
+                                hint=ctx.link_hint, max_result_pages=self.max_result_pages)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

@@ -98,7 +98,7 @@ class FormQueries:
                         url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
                         steps=program, program=program,
                         session=self.start_session, parent=route.key, domain=domain.name, query=dict(query),
-                        form_url=snap.url, acts_on=acts_on, submit=candidates,
+                        form_url=snap.url, acts_on=acts_on, submit=candidates, page=1,
                     ))
                     made += 1
                 self.counts["relevant forms"] += 1

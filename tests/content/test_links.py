@@ -157,6 +157,29 @@ def test_a_results_pager_link_is_a_route_per_query_where_a_session_goes_with_it(
         == "http://opac.test/results.do?page=2"
 
 
+def test_a_results_pager_counts_its_pages_and_stops_at_max_result_pages() -> None:
+    # Pagination costs no depth, so the pager's own count bounds it: a catalogue that
+    # answers page=N+1 with "page N+1", an empty list and "Next" again shows a new page
+    # each time. The form's answer is page 1; a detail page under the results is no page
+    # of them, and neither are script pagers' pages exempt.
+    scope = Scope.build(["http://opac.test/"])
+    links = [("http://opac.test/results.do?page=2", "Next page"), ("http://opac.test/item?id=7", "Dune")]
+    scripts = [ScriptElement(selector="#next", text="Next", kind="control")]
+    first = _results({"title": "java"}).model_copy(update={"page": 1})
+    got = obtain_links(first, "http://opac.test/results.do", links, scripts, "s1", scope, max_depth=3,
+                       max_result_pages=2)
+    assert sorted((r.via, r.page) for r in got.routes) == [(Via.LINK, 0), (Via.NEXT, 2), (Via.NEXT, 2)]
+    second = next(r for r in got.routes if r.via is Via.NEXT)
+    got = obtain_links(second, "http://opac.test/results.do?page=2", links, scripts, "s1", scope, max_depth=3,
+                       max_result_pages=2)
+    assert [(r.via, r.page) for r in got.routes] == [(Via.LINK, 0)]  # the details, not page 3
+    assert got.skipped == {"result pages": 2}
+    # No bound: on it goes, a page further each time.
+    later = [("http://opac.test/results.do?page=3", "Next page")]
+    got = obtain_links(second, "http://opac.test/results.do?page=2", later, [], "s1", scope, max_depth=3)
+    assert [r.page for r in got.routes if r.via is Via.NEXT] == [3]
+
+
 def test_a_results_page_is_the_same_as_another_only_for_the_same_query() -> None:
     java, xml = _results({"title": "java"}), _results({"title": "xml"})
     page = "Results for: java (page 3 of 3)\n1. Thinking in Java"

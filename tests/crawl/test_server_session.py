@@ -59,3 +59,19 @@ async def test_a_pager_that_never_ends_ends_where_its_pages_repeat(tmp_path: Pat
     pages = sorted((str(opac.shown_search(doc.text)), opac.shown_page(doc.text)) for doc in documents
                    if doc.via in (Via.FORM, Via.NEXT))
     assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, opac.PAGES + 1)]
+
+
+async def test_a_pager_that_counts_on_for_ever_stops_at_max_result_pages(tmp_path: Path) -> None:
+    # Past its last page this catalogue counts on ("page 4 of 3", no titles, "Next page"
+    # again): no page repeats another, so only the bound on a query's pages stops it.
+    with FixtureServer(options={"opac_pager": "unclamped"}) as site:
+        config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
+                             store=tmp_path / "opac.sqlite", workers=2, depth=4, settle_timeout=2.0,
+                             max_result_pages=5, max_pages=60)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            assert crawler.frontier.failures() == {}
+            assert crawler.stats.skipped["result pages"] == 3  # each query's page 5 leads no further
+    pages = sorted((str(opac.shown_search(doc.text)), opac.shown_page(doc.text)) for doc in documents
+                   if doc.via in (Via.FORM, Via.NEXT))
+    assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, 6)]
