@@ -69,8 +69,13 @@ class ObtainedLinks:
 # The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
 RESULT_PAGES = "result pages"
 
-# The texts of pagination controls: "Next »", "2", "›", "More results"…
-_PAGER = re.compile(r"^(?:\d{1,4}|next\b.*|more results.*|older.*|[»›>]+|page \d{1,4})$", re.I)
+# The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
+# languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
+# suivante", "Siguiente", "Successiva", "Volgende", "Nästa sida", "Następna", "Próxima").
+_PAGER = re.compile(
+    r"^(?:\d{1,4}|more results.*|older.*|[»›>]+|(?:page|seite|pagina|página|sida|strona) \d{1,4}"
+    r"|(?:(?:page|pagina|página) )?(?:next|weiter|n[äa]chste|suivante?|siguientes?|successiv[ao]|avanti"
+    r"|volgende|n[äa]sta|nast[eę]pna|dalej|pr[óo]xim[ao]|seguinte)\b.*)$", re.I)
 
 
 def is_pager(text: str) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from deepbot.content.links import Scope, link_route, obtain_links
+import pytest
+
+from deepbot.content.links import Scope, is_pager, link_route, obtain_links
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
 from deepbot.sequences import navigate_step
 
@@ -187,3 +189,17 @@ def test_a_results_page_is_the_same_as_another_only_for_the_same_query() -> None
     assert results_identity(java, page) != results_identity(java, page.replace("3 of 3", "2 of 3"))
     # Two queries that both found nothing show the same words: neither is a repeat of the other.
     assert results_identity(java, "No books found.") != results_identity(xml, "No books found.")
+
+
+@pytest.mark.parametrize("text", [
+    "2", "Next »", "› ", "More results", "Page 3", "Weiter »", "Nächste Seite", "Seite 4", "Suivant ›",
+    "Page suivante", "Siguiente", "Página siguiente", "Successiva", "Pagina 2", "Avanti »", "Volgende",
+    "Nästa sida", "Następna strona", "Dalej", "Próxima", "Seguinte »"])
+def test_a_pager_reads_like_one_in_the_languages_deepbot_reads(text: str) -> None:
+    assert is_pager(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Weiterlesen", "Suivre", "Nachrichten", "Volgen", "3 Zimmer", "Seite", "Pages", "Weitere Informationen"])
+def test_words_beside_a_pager_are_not_one(text: str) -> None:
+    assert not is_pager(text)
