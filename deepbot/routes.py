@@ -98,7 +98,8 @@ class ScriptElement(_Frozen):
     text: str = ""
     # the element; "select" for an option of a jump menu; "control" for a button whose
     # script is not in its markup or a script link inside a form (followed only as the
-    # pager of a query's results)
+    # pager of a query's results); "submit" for a form's own button (followed only as
+    # its results' "Next")
     kind: str = "anchor"
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
 

@@ -72,14 +72,22 @@ RESULT_PAGES = "result pages"
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
 # suivante", "Siguiente", "Successiva", "Volgende", "Nästa sida", "Następna", "Próxima").
-_PAGER = re.compile(
-    r"^(?:\d{1,4}|more results.*|older.*|[»›>]+|(?:page|seite|pagina|página|sida|strona) \d{1,4}"
-    r"|(?:(?:page|pagina|página) )?(?:next|weiter|n[äa]chste|suivante?|siguientes?|successiv[ao]|avanti"
-    r"|volgende|n[äa]sta|nast[eę]pna|dalej|pr[óo]xim[ao]|seguinte)\b.*)$", re.I)
+_NEXT = (r"more results.*|older.*|(?:(?:page|pagina|página) )?(?:next|weiter|n[äa]chste|suivante?"
+         r"|siguientes?|successiv[ao]|avanti|volgende|n[äa]sta|nast[eę]pna|dalej|pr[óo]xim[ao]|seguinte)\b.*")
+_PAGER = re.compile(rf"^(?:\d{{1,4}}|[»›>]+|(?:page|seite|pagina|página|sida|strona) \d{{1,4}}|{_NEXT})$",
+                    re.I)
+# A form's submit button pages results only when it says so in words: a search box's
+# button may read "»" or "2" (its own submit, on every page, results or not).
+_SAYS_NEXT = re.compile(rf"^(?:{_NEXT})$", re.I)
 
 
 def is_pager(text: str) -> bool:
     return bool(_PAGER.match(" ".join(text.split()).strip()))
+
+
+def says_next(text: str) -> bool:
+    """A pager's "Next" (or "More results") in words, not a number or an arrow alone."""
+    return bool(_SAYS_NEXT.match(" ".join(text.split()).strip()))
 
 
 # "Log out" by its words or its URL (Logout.aspx, /user/logout, ?action=logout): following
@@ -239,6 +247,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
             if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
+            if script.kind == "submit" and not (via is Via.NEXT and says_next(script.text)):
+                continue  # a form's button: only its results' "Next"
             if is_logout(script.option or "", script.text):
                 out.skip("log out")
                 continue

@@ -416,6 +416,20 @@ async (given) => {
     controls++;
     out.scripts.push({ selector: cssPath(el), text, kind: "control" });
   }
+  // 4c. A form's own buttons, by their short texts: an ASP.NET page's one form holds its
+  // results' pager of asp:Buttons ("Next »", an <input type=submit>), an old CGI's "Next
+  // 20" is a form of hidden fields and a button. The crawler clicks them only as the
+  // "Next" of a query's results: a form's button elsewhere may send anything.
+  for (const el of document.querySelectorAll("form input[type=submit], form input[type=button], " +
+                                             "form input[type=image], form button:not([type=reset])")) {
+    if (controls >= opts.maxScripts) break;
+    if (seenScript.has(el) || el.disabled) continue;
+    const shown = el.localName !== "input" ? label(el) : el.type === "image" ? el.alt : el.value;
+    const text = (shown || "").trim().replace(/\s+/g, " ");
+    if (!text || text.length > 20 || !el.checkVisibility()) continue;
+    controls++;
+    out.scripts.push({ selector: cssPath(el), text, kind: "submit" });
+  }
 
   // 5. Session parts the cookie jar does not hold.
   try { out.storage = Object.keys(localStorage).map((k) => ({ name: k, value: localStorage.getItem(k) })); } catch (e) {}

@@ -203,3 +203,17 @@ def test_a_pager_reads_like_one_in_the_languages_deepbot_reads(text: str) -> Non
     "Weiterlesen", "Suivre", "Nachrichten", "Volgen", "3 Zimmer", "Seite", "Pages", "Weitere Informationen"])
 def test_words_beside_a_pager_are_not_one(text: str) -> None:
     assert not is_pager(text)
+
+
+def test_a_forms_button_is_followed_only_as_its_results_next() -> None:
+    # Submit buttons of the page's one form (ASP.NET): in a query's results "Next »" pages
+    # them; "»" or "2" may be the search box's own button, "« Previous" goes back, and
+    # outside results a form's button may send anything.
+    scope = Scope.build(["http://opac.test/"])
+    buttons = [ScriptElement(selector=f"#b{n}", text=text, kind="submit")
+               for n, text in enumerate(["Next »", "»", "2", "« Previous", "Search", "Weiter"])]
+    got = obtain_links(_results({"title": "java"}), "http://opac.test/results.aspx", [], buttons, "s1", scope,
+                       max_depth=3, page="p1")
+    assert [(r.via, r.steps.splitlines()[-1]) for r in got.routes] == [
+        (Via.NEXT, 'click "#b0"'), (Via.NEXT, 'click "#b5"')]
+    assert obtain_links(_parent(), SEED, [], buttons, None, Scope.build([SEED]), max_depth=3).routes == []

@@ -4,16 +4,20 @@ form's own script links become: controls, a results pager only."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.errors import FormError
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
 from deepbot.sequences import append_steps, navigate_step
 from fixtures.server import FixtureServer
+from fixtures.sites import bookshop, shopkit, shops
 
 pytestmark = pytest.mark.browser
 
@@ -60,3 +64,28 @@ async def test_pager_links_inside_a_form_do_not_crowd_out_script_elements(site: 
     kinds = [(s.kind, s.text) for s in snapshot.scripts]
     # the form's postback links are controls (a results pager only), with a cap of their own
     assert kinds == [("control", "2"), ("control", "3"), ("span", "Open the archive")]
+
+
+@pytest.mark.slow
+async def test_a_results_pager_of_submit_buttons_is_followed_by_its_next(tmp_path: Path) -> None:
+    # The classic ASP.NET search, its results paged by asp:Buttons in the page's one form
+    # ("« Previous", "Next »": submit buttons). Every result of every query is reached by
+    # clicking "Next »" page after page; no other button of the form makes a route.
+    with FixtureServer(options={"aspnet_pager": "buttons"}) as site:
+        config = CrawlConfig(seeds=(site.url(bookshop.CLASSIC.path),), domains=(Path("domains/books.yaml"),),
+                             store=tmp_path / "books.sqlite", workers=2, depth=0, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            assert crawler.frontier.failures() == {}
+    results = [d for d in documents if d.via in (Via.FORM, Via.NEXT)]
+    later = [d for d in results if d.via is Via.NEXT]
+    assert later and all(d.nseql.rstrip().endswith('click "#MainContent_btnNext"') for d in later)
+    pages = " ".join(d.text for d in results)
+    for query in shops.domain_queries("books"):
+        expected = shops.expected_results(bookshop.CLASSIC, query)
+        missing = [bookshop.SHOP.summary(item)[0] for item in expected
+                   if bookshop.SHOP.summary(item)[0] not in pages]
+        assert not missing, (query, missing)
+    # (and some query has more results than a page shows)
+    assert any(len(shops.expected_results(bookshop.CLASSIC, q)) > shopkit.PAGE_SIZE
+               for q in shops.domain_queries("books"))
