@@ -79,9 +79,13 @@ def load_model(path: str | Path, model: type[M], error: type[ConfigError], what:
 
 
 def located_errors(exc: ValidationError, root: yaml.Node | None, source: str) -> str:
+    errors = exc.errors(include_url=False)
+    # A list whose only item is wrong is also "too short" (pydantic counts the valid items
+    # against min_length): that says nothing the item's own error does not.
+    inner = {err["loc"][:n] for err in errors for n in range(len(err["loc"]))}
     return "\n".join(
         f"{source}:{line_of(root, err['loc'])}: {field_path(err['loc']) or '(top)'}: {err['msg']}"
-        for err in exc.errors(include_url=False)
+        for err in errors if not (err["type"] == "too_short" and err["loc"] in inner)
     )
 
 

@@ -108,6 +108,17 @@ def test_every_error_is_reported() -> None:
     )
 
 
+def test_a_wrong_only_attribute_is_reported_once() -> None:
+    # Its list then has no valid item: pydantic's "at least 1 item" would say it again.
+    text = "name: books\nthreshold: 0.9\nattributes:\n  - name: title\n    specificity: 2\n"
+    with pytest.raises(DomainError) as err:
+        parse_domain(text, "d.yaml")
+    assert str(err.value).splitlines() == [
+        "d.yaml:5: attributes[0].specificity: Input should be less than or equal to 1"]
+    with pytest.raises(DomainError, match=r"^d.yaml:3: attributes: Tuple should have at least 1 item"):
+        parse_domain("name: books\nthreshold: 0.9\nattributes: []\n", "d.yaml")
+
+
 def test_duplicate_key_and_duplicate_attribute() -> None:
     with pytest.raises(DomainError, match=r"^d.yaml:3: YAML syntax error: .*duplicate key 'threshold'"):
         parse_domain(GOOD.replace("attributes:", "threshold: 1\nattributes:"), "d.yaml")
