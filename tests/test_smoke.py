@@ -20,6 +20,18 @@ def test_cli_without_command_prints_help(capsys: pytest.CaptureFixture[str]) -> 
     assert "deepbot" in capsys.readouterr().out
 
 
+def test_a_path_that_cannot_be_written_is_an_error_not_a_traceback(
+        tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from deepbot.store import SqliteDocumentStore
+
+    SqliteDocumentStore(tmp_path / "s.sqlite").close()
+    out = tmp_path / "missing" / "docs.jsonl"
+    assert main(["export", "--store", str(tmp_path / "s.sqlite"), "--output", str(out)]) == 1
+    assert capsys.readouterr().err == f"deepbot: error: {out}: No such file or directory\n"
+    assert main(["export", "--store", str(tmp_path / "s.sqlite"), "--output", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"deepbot: error: {tmp_path}: Is a directory\n"
+
+
 @pytest.mark.browser
 async def test_chromium_renders_fixture_home(browser: Browser, site: FixtureServer) -> None:
     page = await browser.new_page()

@@ -51,6 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DeepBotError as exc:
         print(f"deepbot: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:
+        if exc.filename is None:  # not a path the user gave: a bug's traceback is worth more
+            raise
+        print(f"deepbot: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("deepbot: interrupted", file=sys.stderr)
         return 130
