@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from deepbot.config import CrawlConfig
+from deepbot.content.links import RESULT_PAGES
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.stats import CrawlStats
 from deepbot.frontier import RouteState
@@ -16,15 +17,17 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int
             pass
         counts = crawler.frontier.counts()
     print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts,
-                  topic=config.topic, topic_threshold=config.topic_threshold))
+                  topic=config.topic, topic_threshold=config.topic_threshold,
+                  max_result_pages=config.max_result_pages))
     return 0
 
 
 def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
             forms: Mapping[str, int] | None = None, topic: str | None = None,
-            topic_threshold: float = 0.0) -> str:
+            topic_threshold: float = 0.0, max_result_pages: int | None = None) -> str:
     """What the crawl did; ``forms``: the Form Analyzer's counts (FormQueries.counts);
-    ``topic``: a focused crawl's, whose harvest rate is reported."""
+    ``topic``: a focused crawl's, whose harvest rate is reported; ``max_result_pages``: the
+    bound on a query's pager, named where it cut results short."""
     lines = [
         f"Crawl finished: {stats.fetched} pages fetched, {stats.stored} documents stored, "
         f"{stats.failed} routes failed ({stats.rate():.1f} pages/s).",
@@ -67,6 +70,10 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
                      " sample (their kind of link led nowhere, or never paid a probe); they stay queued.")
     if stats.failures:
         lines.append("Failures: " + ", ".join(f"{r} ×{n}" for r, n in stats.failures.most_common(8)))
+    if stats.skipped[RESULT_PAGES]:
+        lines.append(f"Query results cut short: a pager not followed past page {max_result_pages or '?'}"
+                     f" ×{stats.skipped[RESULT_PAGES]} (--max-result-pages: pagination costs no depth, so"
+                     " this bound is what ends a pager that never does; raise it for longer results).")
     if stats.skipped:
         lines.append("Links not followed: " + ", ".join(f"{r} ×{n}" for r, n in stats.skipped.most_common()))
     lines.append(f"Store: {store}  (deepbot status/search/export --store {store})")

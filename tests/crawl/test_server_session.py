@@ -10,6 +10,7 @@ import pytest
 
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
+from deepbot.crawl.runner import summary
 from deepbot.routes import Via
 from fixtures.server import FixtureServer
 from fixtures.sites import opac
@@ -72,6 +73,8 @@ async def test_a_pager_that_counts_on_for_ever_stops_at_max_result_pages(tmp_pat
             documents = [doc async for doc in crawler.run()]
             assert crawler.frontier.failures() == {}
             assert crawler.stats.skipped["result pages"] == 3  # each query's page 5 leads no further
+            said = summary(crawler.stats, crawler.frontier.counts(), "opac.sqlite", max_result_pages=5)
+    assert "Query results cut short: a pager not followed past page 5 ×3 (--max-result-pages" in said
     pages = sorted((str(opac.shown_search(doc.text)), opac.shown_page(doc.text)) for doc in documents
                    if doc.via in (Via.FORM, Via.NEXT))
     assert pages == [(words, page) for words in ("java", "knuth", "xml") for page in range(1, 6)]
