@@ -274,9 +274,18 @@ async (given) => {
     }
     return parts.join(" > ");
   };
-  const label = (el) => ((el.innerText || el.textContent || el.getAttribute("aria-label") ||
-                          el.getAttribute("title") || el.getAttribute("alt") || "").trim()
-                          .replace(/\s+/g, " ").slice(0, 200));
+  // What an element says: its text, else what names it; an image link ("next.gif") by its
+  // image's alt. Blank text (the white space around an <img>) says nothing.
+  const label = (el) => {
+    const said = [() => el.innerText, () => el.textContent, () => el.getAttribute("aria-label"),
+                  () => el.getAttribute("title"), () => el.getAttribute("alt"),
+                  () => { const img = el.querySelector("img[alt]"); return img && img.alt; }];
+    for (const say of said) {
+      const text = (say() || "").trim();
+      if (text) return text.replace(/\s+/g, " ").slice(0, 200);
+    }
+    return "";
+  };
 
   // Open shadow roots (web components): their links and text are the page's too, though
   // document-wide queries, innerText and outerHTML do not go inside them.
