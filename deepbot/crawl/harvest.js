@@ -331,7 +331,10 @@ async (given) => {
           controls += inForm ? 1 : 0;
           out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor" });
         } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
-          out.links.push({ url: a.href, text: label(a), nofollow: /\bnofollow\b/i.test(a.getAttribute("rel") || "") });
+          const rel = a.getAttribute("rel") || "";
+          // An icon's link says nothing (a chevron drawn by CSS); rel="next" names a pager's.
+          const text = label(a) || (/(^|\s)next(\s|$)/i.test(rel) ? "Next" : "");
+          out.links.push({ url: a.href, text, nofollow: /\bnofollow\b/i.test(rel) });
         }
       }
     }

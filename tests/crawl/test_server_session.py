@@ -20,16 +20,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.mark.parametrize(("cookie_from", "shared", "pager"),
                          [("search page", False, "text"), ("home", False, "text"), ("home", True, "text"),
-                          ("search page", False, "image")])
+                          ("search page", False, "image"), ("search page", False, "icon")])
 async def test_each_query_runs_in_a_server_session_of_its_own(
         tmp_path: Path, cookie_from: str, shared: bool, pager: str) -> None:
     # Each query's route starts where the crawl started and walks to the form again, so
     # the server gives it a session of its own, whether the search page sets the cookie
     # or the home page before it does; with one session for every worker too, since the
     # routes of a query's results run in contexts of their own. "Next page" as an image
-    # link (its alt text saying so) pages the results as well as its words do.
+    # link (its alt text saying so), or as an icon with rel="next" and no text at all,
+    # pages the results as well as its words do.
     options = {"opac_session": "home"} if cookie_from == "home" else {}
-    options |= {"opac_pager": "image"} if pager == "image" else {}
+    options |= {"opac_pager": pager} if pager != "text" else {}
     with FixtureServer(options=options) as site:
         config = CrawlConfig(seeds=(site.url("/opac/"),), domains=(Path("domains/books.yaml"),),
                              store=tmp_path / "opac.sqlite", workers=3, depth=4, settle_timeout=2.0,
