@@ -135,6 +135,9 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
         "method": form.method,
         "challenge": form.challenge,
         "opened": list(form.opened),
+        "hidden": form.hidden,
+        "best_domain": form.best_domain.domain if form.best_domain else None,
+        "evidence": [t.model_dump(mode="json") for t in form.evidence],
         "box": form.box.model_dump(),
         "fields": [
             {
@@ -147,6 +150,8 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
                 "html_name": f.html_name,
                 "id": f.id,
                 "hints": list(f.hints),
+                "evidence": [t.model_dump(mode="json") for t in f.evidence],
+                "hidden": f.hidden,
                 "options": [o.model_dump() for o in f.options],
                 "links": [link.model_dump(mode="json") for link in f.links],
                 "box": f.box.model_dump(),
@@ -164,7 +169,8 @@ def _form_json(form: FormAnalysis) -> dict[str, Any]:
                 "threshold": d.threshold,
                 "relevant": d.relevant,
                 "assignments": [a.model_dump() for a in d.assignments],
-                "similarities": [e.model_dump() for e in d.similarities],
+                "form_attribute": d.form_attribute.model_dump() if d.form_attribute else None,
+                "similarities": [e.model_dump(mode="json") for e in d.similarities],
             }
             for d in form.domains
         ],
@@ -199,6 +205,11 @@ def report(analysis: PageAnalysis) -> str:
             lines.append(f"  opened first by a click on [{selector}]")
         if form.challenge is not None:
             lines.append(f"  guarded by {form.challenge}: a crawl does not query it")
+        if form.hidden:
+            lines.append("  hidden: no control of it shows; read from its markup, a crawl does not query it")
+        if form.evidence:
+            says = " | ".join(f"{t.text} ({t.evidence.value})" for t in form.evidence)
+            lines.append(f"  the form says: {says}")
         for d in form.domains:
             verdict = "RELEVANT" if d.relevant else "not relevant"
             lines.append(f"  {d.domain}: score {d.score:.3f} vs µ {d.threshold:g} → {verdict}")
@@ -208,4 +219,10 @@ def report(analysis: PageAnalysis) -> str:
             if d.chooser is not None:
                 named = ", ".join(f"{n.label!r} → {n.attribute}" for n in d.chooser.attributes)
                 lines.append(f"    {d.chooser.field} chooses what {d.chooser.target} searches: {named}")
+            if d.form_attribute is not None:
+                a = d.form_attribute
+                lines.append(f"    (the form as a whole) → {a.attribute}  confidence {a.confidence:.2f}")
+        best = form.best_domain
+        if best is not None and len(form.relevant_domains) > 1:
+            lines.append(f"  fits {best.domain} best")
     return "\n".join(lines)

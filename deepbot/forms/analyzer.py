@@ -17,13 +17,24 @@ from deepbot.domain import Domain
 from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form
-from deepbot.forms.match import MatchParams, assign_attributes, similarity_table
+from deepbot.forms.match import (
+    WHOLE_FORM,
+    MatchParams,
+    assign_attributes,
+    form_entries,
+    form_evidence,
+    read_texts,
+    similarity_table,
+    vocabulary,
+)
 from deepbot.forms.models import (
     ExtractedForm,
     FieldAnalysis,
     FieldLayout,
+    FieldText,
     FormAnalysis,
     FormField,
+    FormLayout,
     OptionAnalysis,
     PageAnalysis,
     PageExtraction,
@@ -71,15 +82,24 @@ def analyze_form(
     """One form (or its index in ``document.forms``) against every domain."""
     if isinstance(form, int):
         form = next(f for f in extraction.forms if f.index == form)
-    texts = form_texts(extraction, form, params.layout)
-    layout = layout_form(form, texts, params.layout)
+    if form.hidden:  # nothing shows: no layout to read, the markup is all the evidence
+        layout = FormLayout(cell=(8.0, 19.2), fields=tuple(FieldLayout(field=f.name) for f in form.fields))
+    else:
+        layout = layout_form(form, form_texts(extraction, form, params.layout), params.layout)
     verdicts = []
+    read = read_texts(form, layout.fields, params.match, vocabulary(domains))
     for domain in domains:
-        table = similarity_table(form, layout.fields, domain, params.match)
+        table = similarity_table(form, layout.fields, domain, params.match, read)
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
-        assignments = assign_attributes(without_chooser(table, chooser), params.match)
-        verdicts.append(relevance(assignments, domain, table, chooser))
-    fields = tuple(_field(f, lay) for f, lay in zip(form.fields, layout.fields, strict=True))
+        named = {n.attribute for n in chooser.attributes} if chooser else set()
+        whole = form_entries(form, layout.fields, domain, params.match, read)
+        whole = [e for e in whole if e.attribute not in named]
+        paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
+        assignments = [a for a in paired if a.field != WHOLE_FORM]
+        by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
+        verdicts.append(relevance(assignments, domain, [*table, *whole], chooser, by_form))
+    fields = tuple(_field(f, lay, texts)
+                   for f, lay, texts in zip(form.fields, layout.fields, read.fields, strict=True))
     return FormAnalysis(
         form_index=form.index,
         selector=form.selector,
@@ -92,12 +112,14 @@ def analyze_form(
         script_anchors=form.anchors,
         domains=tuple(verdicts),
         cell=layout.cell,
+        hidden=form.hidden,
+        evidence=tuple(form_evidence(form, params.match)),
         challenge=challenge.guard(form.challenge, ((f.html_name, f.id, *f.texts, *f.hints)
                                                    for f in fields if f.kind == "unbounded")),
     )
 
 
-def _field(f: FormField, lay: FieldLayout) -> FieldAnalysis:
+def _field(f: FormField, lay: FieldLayout, evidence: Sequence[FieldText]) -> FieldAnalysis:
     shown = {link.text for link in lay.texts}
     m = f.markup
     hints = [h for h in (*m.labels, m.legend) if h and h not in shown]
@@ -131,4 +153,6 @@ def _field(f: FormField, lay: FieldLayout) -> FieldAnalysis:
         options=tuple(options),
         multiple=f.multiple,
         required=f.required,
+        evidence=tuple(evidence),
+        hidden=f.hidden,
     )

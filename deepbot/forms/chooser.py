@@ -57,7 +57,7 @@ def find_chooser(
         if field.kind != "bounded" or field.multiple or field.type == "checkbox" or field.disabled:
             continue
         labels = _option_labels(field, layout)
-        words = [t for t, _ in field_texts(field, layout)] + labels + [o.value for o in field.options]
+        words = [t.text for t in field_texts(field, layout)] + labels + [o.value for o in field.options]
         if any(_SORTING.search(w) for w in words):
             continue
         named = _named(field, labels, domain, threshold)

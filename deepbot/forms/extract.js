@@ -23,6 +23,12 @@
     return Math.hypot(dx, dy);
   };
   const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  // A form's own properties lose to its controls' names (<input name="id">, WordPress's
+  // <input name="action">: "DOM clobbering"); the prototype's getters still answer.
+  const FORM = HTMLFormElement.prototype;
+  const formGet = (form, prop) => Object.getOwnPropertyDescriptor(FORM, prop).get.call(form);
+  const ELEMENT_ID = Object.getOwnPropertyDescriptor(Element.prototype, 'id').get;
+  const ownId = (el) => ELEMENT_ID.call(el);
   // What a text inside one of these names: where a link goes, what a toggle opens.
   const TOGGLES = 'a[href],[onclick],summary,[aria-expanded],[data-deepbot-opened]';
   const shown = (el) => {
@@ -70,14 +76,15 @@
       xp += `[@value=${xq(el.getAttribute('value'))}]`;
     }
     if (name && inScope && only(scopeEl, css, el)) return scopeXp + xp;
-    if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
+    if (ownId(el) && only(document, `[id=${cssq(ownId(el))}]`, el)) return `//*[@id=${xq(ownId(el))}]`;
     if (name && !inScope && only(document, css, el)) return xp;
     const stable = inScope ? byStable(el, scopeEl) : null;
     if (stable) return scopeXp + stable;
     return byStable(el, document) || positional(el, scopeXp, scopeEl);
   };
   const formXp = (form, i) => {
-    if (form.id && only(document, `form[id=${cssq(form.id)}]`, form)) return `//form[@id=${xq(form.id)}]`;
+    const id = ownId(form);
+    if (id && only(document, `form[id=${cssq(id)}]`, form)) return `//form[@id=${xq(id)}]`;
     const name = form.getAttribute('name');
     if (name && only(document, `form[name=${cssq(name)}]`, form)) return `//form[@name=${xq(name)}]`;
     return byStable(form, document) || `(//form)[${i + 1}]`;
@@ -103,7 +110,7 @@
   const byId = (el, id) => (el.getRootNode().getElementById ? el.getRootNode() : document).getElementById(id);
   const cssIn = (el) => {  // unique within el's own root
     const root = el.getRootNode(), tag = el.localName;
-    if (el.id && only(root, `[id=${cssq(el.id)}]`, el)) return `${tag}[id=${cssq(el.id)}]`;
+    if (ownId(el) && only(root, `[id=${cssq(ownId(el))}]`, el)) return `${tag}[id=${cssq(ownId(el))}]`;
     const name = el.getAttribute('name');
     if (name) {
       let css = `${tag}[name=${cssq(name)}]`;
@@ -213,7 +220,7 @@
         .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
       return {container, controls};
     });
-  const hosts = formsArr.map((form) => ({el: form, controls: Array.from(form.elements)}))
+  const hosts = formsArr.map((form) => ({el: form, controls: Array.from(formGet(form, 'elements'))}))
     .concat(virtuals.map((v) => ({el: v.container, controls: v.controls})));
   const nearBoxes = [];
   const boundEls = new Set();
@@ -339,12 +346,40 @@
   const containerXp = (el) => {
     if (shadowed(el)) return '';
     if (el === document.body) return '/html/body';
-    if (el.id && only(document, `[id=${cssq(el.id)}]`, el)) return `//*[@id=${xq(el.id)}]`;
+    if (ownId(el) && only(document, `[id=${cssq(ownId(el))}]`, el)) return `//*[@id=${xq(ownId(el))}]`;
     return byStable(el, document) || positional(el, '', null);
+  };
+  // A form none of whose controls shows (a login in a closed modal, a collapsed panel) is
+  // still a form of the page: read from its markup alone, boxless, marked hidden.
+  const SENDS = new Set(['hidden', 'reset', 'file']);
+  const hiddenForm = (controls) => !controls.some((el) => !SENDS.has((el.getAttribute('type') || '').toLowerCase())
+    && (shown(el) || widgets.has(el) || Array.from(el.labels || []).some(shown)));
+  // The heading a form sits under: the nearest h1-h6 or legend before it, within a few
+  // ancestors and a few siblings, or the first one inside it ("Forgot your password?",
+  // "Newsletter"). Words of a section, not of a field.
+  const HEADINGS = 'h1,h2,h3,h4,h5,h6,legend,[role=heading]';
+  const headingOf = (form) => {
+    const own = form.querySelector(HEADINGS);
+    if (own) return clean(own.textContent).slice(0, 120);
+    let n = form;
+    for (let up = 0; up < 4 && n && n !== body; up++, n = n.parentElement) {
+      let sib = n.previousElementSibling;
+      for (let k = 0; k < 3 && sib; k++, sib = sib.previousElementSibling) {
+        if (sib.matches(HEADINGS)) return clean(sib.textContent).slice(0, 120);
+        // a section of its own (its heading heads it), a block of text or another form's
+        // part: what it is headed by is not this form's
+        if (sib.matches('main,article,section,aside,nav,table,ul,ol') || sib.querySelector('input,select,textarea,form')
+          || clean(sib.textContent).length > 200) return '';
+        const inner = sib.querySelectorAll(HEADINGS);
+        if (inner.length) return clean(inner[inner.length - 1].textContent).slice(0, 120);
+      }
+    }
+    return '';
   };
   const readForm = (form, fi, fxp, controls, virtual) => {
     const fields = [], submits = [];
     let controlsBox = null;
+    const hidden = !virtual && hiddenForm(controls);
     for (const el of controls) {
       const tag = el.localName;
       const type = (tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase()
@@ -364,8 +399,8 @@
         if (shownLabel) { visible = true; r = box(shownLabel.getBoundingClientRect()); }
       }
       if (!visible && widgets.has(el)) { visible = true; r = box(widgets.get(el).getBoundingClientRect()); }
-      if (!visible) continue;
-      controlsBox = union(controlsBox, r);
+      if (!visible && !hidden) continue;
+      if (visible) controlsBox = union(controlsBox, r);
       const selector = selectorOf(el, fxp, form);
       if (isSubmit) {
         // an icon button names itself in aria-label or title only
@@ -417,6 +452,7 @@
         aria_label: clean(el.getAttribute('aria-label')),
         placeholder: clean(el.getAttribute('placeholder')),
         title: clean(el.getAttribute('title')),
+        autocomplete: clean(el.getAttribute('autocomplete')).slice(0, 80),
         prompt,
       };
       const field = {
@@ -447,9 +483,11 @@
     }
     forms.push({
       index: fi, selector: fxp ? 'xpath=' + fxp : pierce(form), xp: fxp, virtual,
-      action: virtual ? location.href : form.action || location.href,
+      action: virtual ? location.href : formGet(form, 'action') || location.href,
       method: virtual ? 'get' : (form.getAttribute('method') || 'get').toLowerCase(),
-      name: virtual ? '' : form.getAttribute('name') || '', id: form.id || '', box: controlsBox, fields,
+      name: virtual ? '' : form.getAttribute('name') || '', id: ownId(form) || '', box: controlsBox, fields, hidden,
+      classes: clean(form.getAttribute('class')).slice(0, 200), heading: headingOf(form),
+      declared_action: virtual ? '' : clean(form.getAttribute('action')).slice(0, 300),
       submits: submits.filter((sb) => near(sb.box)).map((sb) => ({...sb, distance: virtual ? gap(fieldsBox, sb.box) : 0})),
       near: controlsBox ? {x: controlsBox.x - marginEm[0] * reach, y: controlsBox.y - marginEm[1] * reach,
         width: controlsBox.width + 2 * marginEm[0] * reach, height: controlsBox.height + 2 * marginEm[1] * reach} : null,
@@ -459,7 +497,7 @@
   formsArr.forEach((form, fi) => {
     // form.elements leaves out <input type=image> (HTML spec), yet it submits the form.
     const images = Array.from(form.getRootNode().querySelectorAll('input[type=image]')).filter((el) => el.form === form);
-    const controls = Array.from(form.elements).concat(images)
+    const controls = Array.from(formGet(form, 'elements')).concat(images)
       .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     readForm(form, fi, shadowed(form) ? '' : formXp(form, fi), controls, false);
   });
@@ -512,14 +550,15 @@
       }
       return {
         index: f.index, selector: f.selector, virtual: f.virtual, action: f.action, method: f.method,
-        name: f.name, id: f.id, challenge: f.challenge,
+        name: f.name, id: f.id, challenge: f.challenge, hidden: f.hidden, classes: f.classes, heading: f.heading,
+        declared_action: f.declared_action,
         box: f.box, submits: f.submits, anchors,
         fields: f.fields.map((fd) => {
           const m = fd.markup;
           return {...fd, markup: {
             label_ids: ids(m.labelRuns), labelledby_ids: ids(m.lbRuns), describedby_ids: ids(m.dbRuns),
             legend_ids: ids(m.legendRuns), labels: m.labels, legend: m.legend, section: m.section,
-            aria_label: m.aria_label,
+            aria_label: m.aria_label, autocomplete: m.autocomplete,
             placeholder: m.placeholder, title: m.title, prompt: m.prompt,
           }};
         }),

@@ -79,10 +79,22 @@ def _form(raw: Mapping[str, Any]) -> ExtractedForm:
         id=raw.get("id", ""),
         box=boxes[0].union(*boxes[1:]) if boxes else Box(x=0, y=0, width=0, height=0),
         fields=fields,
-        submits=tuple(SubmitControl.model_validate(s) for s in raw.get("submits", ())),
+        submits=tuple(SubmitControl.model_validate({**s, "box": s.get("box") or _NOWHERE})
+                      for s in raw.get("submits", ())),
         anchors=tuple(ScriptAnchor.model_validate(a) for a in raw.get("anchors", ())),
         challenge=tuple(raw.get("challenge", ())),
+        hidden=bool(raw.get("hidden")),
+        classes=raw.get("classes", "") or "",
+        heading=raw.get("heading", "") or "",
+        declared_action=raw.get("declared_action", "") or "",
     )
+
+
+_NOWHERE = {"x": 0, "y": 0, "width": 0, "height": 0}  # a hidden control's box
+
+
+def _box(raw: Any) -> Box:
+    return Box.model_validate(raw or _NOWHERE)
 
 
 _MARKUP_KEYS = frozenset(Markup.model_fields)
@@ -125,7 +137,7 @@ def _fields(raws: Any) -> tuple[FormField, ...]:
                     selected=bool(m.get("checked")),
                     disabled=bool(m.get("disabled")),
                     selector=m["selector"],
-                    box=Box.model_validate(m["box"]),
+                    box=_box(m["box"]),
                     markup=_markup({**m["markup"], "_option": True}, group_level=False),
                 )
                 for m in members
@@ -146,6 +158,7 @@ def _fields(raws: Any) -> tuple[FormField, ...]:
                     required=any(m.get("required") for m in members),
                     disabled=all(m.get("disabled") for m in members),
                     markup=_markup(first["markup"], group_level=True),
+                    hidden=not first["box"],
                 )
             )
             continue
@@ -159,12 +172,13 @@ def _fields(raws: Any) -> tuple[FormField, ...]:
                 type=first["type"],
                 kind="bounded" if bounded else "unbounded",
                 selector=first["selector"],
-                box=Box.model_validate(first["box"]),
+                box=_box(first["box"]),
                 options=tuple(FieldOption.model_validate(o) for o in first.get("options", ())),
                 multiple=bool(first.get("multiple")),
                 required=bool(first.get("required")),
                 disabled=bool(first.get("disabled")),
                 markup=_markup(first["markup"], group_level=False),
+                hidden=not first["box"],
             )
         )
     return tuple(fields)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import nseql
 from deepbot.forms.models import Chooser, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
-from deepbot.forms.textsim import SoftTfidf
+from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, sounds_alike
 
 MIN_OPTION_SIMILARITY = 0.3  # below this no option means the value: keep the default
 # What a select says while it has nothing to offer: "Any model", "Select a make first", "--".
@@ -44,6 +44,14 @@ def best_option(options: tuple[OptionAnalysis, ...], value: str) -> tuple[Option
     scorer = SoftTfidf([value, *texts])
     scores = scorer.table([value], texts)[0]
     index = int(scores.argmax())
+    if scores[index] < MIN_OPTION_SIMILARITY:
+        # Nothing spelled like the value: an option that sounds like it is what a person
+        # means ("Jon Smyth" → "John Smith"), trusted just over the bar.
+        # Among those, the closest spelling ("Jane" sounds like "Jon" too).
+        alike = [i for i, t in enumerate(texts) if sounds_alike(value, t) == 1.0]
+        if alike:
+            best = max(alike, key=lambda i: jaro_winkler(normalize(value), normalize(texts[i])))
+            return candidates[best], MIN_OPTION_SIMILARITY
     return candidates[index], float(scores[index])
 
 

@@ -20,22 +20,39 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from deepbot.domain import Domain
 from deepbot.forms.assign import assign
-from deepbot.forms.models import Assignment, ExtractedForm, FieldLayout, FormField, SimilarityEntry
+from deepbot.forms.models import (
+    Assignment,
+    Evidence,
+    ExtractedForm,
+    FieldLayout,
+    FieldText,
+    FormField,
+    SimilarityEntry,
+)
 from deepbot.forms.textsim import SoftTfidf, tokens
 
 __all__ = [
+    "WHOLE_FORM",
+    "FormTexts",
     "MatchParams",
     "alias_similarity",
     "assign_attributes",
+    "confirming",
     "field_texts",
     "field_values",
+    "form_entries",
+    "form_evidence",
     "name_words",
+    "read_texts",
     "similarity_table",
+    "split_glued",
+    "vocabulary",
 ]
 
 
@@ -44,10 +61,20 @@ class MatchParams:
     min_similarity: float = 0.75
     name_weight: float = 0.9  # a control's name words: a developer's label, not the user's
     section_weight: float = 0.85  # a fieldset legend over several fields describes each loosely
+    # What the markup says of a field without a person seeing it: trusted as much as a name.
+    autocomplete_weight: float = 0.9
+    type_weight: float = 0.85
+    # What the form as a whole says (its button, the path it is sent to, its heading, its
+    # id and class): evidence for the form's one free-text field, if it has one ("Search
+    # [____] [Go]"), and for the attribute the form itself shows.
+    button_weight: float = 0.9
+    action_weight: float = 0.85
+    heading_weight: float = 0.85
+    form_weight: float = 0.8
 
 
 # Widget prefixes of hand-named controls (txtTitle, ddlFormat, chkInStock) and
-# framework noise (ctl00, ContentPlaceHolder1) carry no meaning.
+# framework noise (ctl00, ContentPlaceHolder1) carry no meaning beside other words.
 _NOISE = frozenset(
     {
         "txt",
@@ -77,41 +104,179 @@ _NOISE = frozenset(
         "holder",
         "main",
         "form",
-        "search",
         "frm",
         "val",
+        "value",
+        "text",
+        "string",
+        "str",
+        "id",
+        "vb",
+        "wp",
+        "js",
     }
 )
-_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+# Developers' short names for what a field holds: a name is all some fields say.
+ABBREVIATIONS: dict[str, str] = {
+    "q": "query", "s": "search", "kw": "keywords", "kwd": "keywords", "qs": "query", "term": "search terms",
+    "pw": "password", "pwd": "password", "pass": "password", "passwd": "password", "pword": "password",
+    "usr": "user", "uname": "username", "uid": "user", "login": "login", "mail": "email",
+    "fname": "first name", "lname": "last name", "firstname": "first name", "lastname": "last name",
+    "surname": "last name", "fullname": "full name", "username": "username", "email": "email",
+    "emailaddress": "email address", "tel": "phone", "telephone": "phone", "mobile": "phone",
+    "zip": "zip code", "zipcode": "zip code", "postcode": "postal code", "addr": "address",
+    "msg": "message", "subj": "subject", "qty": "quantity", "cat": "category", "dept": "department",
+    "dob": "date of birth", "url": "website", "www": "website", "newsletter": "newsletter",
+}  # fmt: skip
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_a-zA-Z]+")
 
 
 def name_words(name: str) -> str:
-    """The meaningful words of a control's name or id: ``ctl00$Main$txtAuthorName`` → ``author name``."""
+    """The meaningful words of a control's name or id: ``ctl00$Main$txtAuthorName`` → ``author
+    name``, ``q`` → ``query``, ``user_pwd`` → ``user password``. A noise word ("search",
+    "field") is dropped beside others, kept when it is all the name says."""
     last = re.split(r"[$.:\[\]/]+", name.strip("[]$.:/"))[-1] if name else ""
-    words = [w.lower() for w in _WORDS.findall(last)]
-    return " ".join(w for w in words if len(w) > 1 and w not in _NOISE)
+    raw = [w.lower() for w in _WORDS.findall(last)]
+    if len(raw) == 1 and raw[0] in ABBREVIATIONS:
+        return ABBREVIATIONS[raw[0]]
+    words = [ABBREVIATIONS.get(w, w) for w in raw if len(w) > 1]
+    kept = [w for w in words if w not in _NOISE]
+    return " ".join(kept or words[-1:])
+
+
+_SEPARATORS = re.compile(r"\s*(?:/|\||&|\+|,|;|\bor\b|\band\b|\bou\b|\bo\b|\boder\b|\bи\b|\bили\b)\s*",
+                         re.IGNORECASE)
+
+
+def parts(text: str) -> list[str]:
+    """A compound label's parts ("Author / Editor", "Artist or band", "Name & surname"): each
+    names the field as well as the whole does. Only short labels split: a sentence's
+    clauses are not labels."""
+    if len(text) > 60:
+        return []
+    pieces = [p for p in _SEPARATORS.split(text) if p and tokens(p)]
+    return pieces if len(pieces) > 1 else []
+
+
+# What an input's type says of it, where it says anything.
+_TYPE_WORDS = {"password": "password", "email": "email", "search": "search", "tel": "phone", "url": "website",
+               "date": "date", "number": "number"}  # fmt: skip
+# Autofill tokens (HTML's autocomplete attribute) in words; the others are read as they are.
+_AUTOFILL = {"current-password": "password", "new-password": "new password", "given-name": "first name",
+             "family-name": "last name", "additional-name": "middle name", "name": "name", "tel": "phone",
+             "bday": "birthday", "street-address": "address", "address-line1": "address",
+             "address-line2": "address", "postal-code": "postal code", "country-name": "country",
+             "one-time-code": "code", "cc-number": "card number", "organization": "organization"}  # fmt: skip
+_NOT_AUTOFILL = frozenset({"on", "off", "false", "true", "none", "nope", "disabled", "shipping", "billing",
+                           "home", "work", "mobile", "fax", "pager", "webauthn"})  # fmt: skip
+
+
+def autocomplete_words(value: str) -> str:
+    """The words of an autocomplete attribute's field name ("section-x billing postal-code" →
+    "postal code"; "off" → "")."""
+    names = [t for t in value.lower().split() if t not in _NOT_AUTOFILL and not t.startswith("section-")]
+    return " ".join(_AUTOFILL.get(t, t.replace("-", " ")) for t in names[-1:])
+
+
+def _words_of_path(url: str) -> str:
+    """The words of the path a form is sent to: ``/cgi-bin/search.pl`` → ``search``,
+    ``/newsletter/subscribe`` → ``newsletter subscribe``."""
+    path = urlsplit(url).path
+    segments = [s for s in path.split("/") if s][-2:]
+    words = []
+    for seg in segments:
+        stem = seg.rsplit(".", 1)[0] if "." in seg else seg
+        words += [w.lower() for w in _WORDS.findall(stem) if len(w) > 1]
+    return " ".join(w for w in words if w not in _PATH_NOISE)
+
+
+_PATH_NOISE = frozenset({"cgi", "bin", "index", "default", "php", "asp", "aspx", "jsp", "do", "html",
+                         "htm", "action", "en", "us", "www", "ajax", "api", "post", "get", "page",
+                         "pages"})  # fmt: skip
+
+
+def form_evidence(form: ExtractedForm, params: MatchParams = MatchParams()) -> list[FieldText]:
+    """What a form as a whole says: its buttons' words, the words of the path it is sent
+    to (as written: a form that posts to its own page says nothing), its heading, and
+    the words of its id, name and class."""
+    out: list[FieldText] = []
+    for sub in form.submits[:3]:
+        if sub.text and len(sub.text) <= 40:
+            out.append(FieldText(text=sub.text, evidence=Evidence.BUTTON, weight=params.button_weight))
+    if form.declared_action and not form.declared_action.lower().startswith("javascript:"):
+        words = _words_of_path(form.declared_action)
+        if words:
+            out.append(FieldText(text=words, evidence=Evidence.ACTION, weight=params.action_weight))
+    if form.heading and len(form.heading) <= 80:
+        out.append(FieldText(text=form.heading, evidence=Evidence.HEADING, weight=params.heading_weight))
+    for raw in dict.fromkeys((form.id, form.name, *form.classes.split()[:4])):
+        words = " ".join(w.lower() for w in _WORDS.findall(raw) if len(w) > 1 and w.lower() not in _NOISE)
+        if words:
+            out.append(FieldText(text=words, evidence=Evidence.FORM, weight=params.form_weight))
+    return _distinct(out)
+
+
+def _distinct(texts: Sequence[FieldText]) -> list[FieldText]:
+    """Each text once, with the best weight any evidence gave it; texts with no word go."""
+    best: dict[str, FieldText] = {}
+    for t in texts:
+        if tokens(t.text) and (t.text not in best or t.weight > best[t.text].weight):
+            best[t.text] = t
+    return list(best.values())
+
+
+def free_text(form: ExtractedForm) -> FormField | None:
+    """The form's one field for free text, when it has exactly one: what its button and
+    heading describe ("Search [____] [Go]", "Newsletter: [email] [Subscribe]")."""
+    free = [f for f in form.fields if f.kind == "unbounded" and f.type != "password"]
+    return free[0] if len(free) == 1 else None
+
+
+def confirming(form: ExtractedForm) -> FormField | None:
+    """The field that repeats a password: the last of two or more password fields (a
+    sign-up's "Repeat password", a change of password's "Confirm new password")."""
+    passwords = [f for f in form.fields if f.type == "password"]
+    return passwords[-1] if len(passwords) >= 2 else None
 
 
 def field_texts(
-    f: FormField, layout: FieldLayout, name_weight: float = 0.9, section_weight: float = 0.85
-) -> list[tuple[str, float]]:
-    """The texts describing a field with the weight each deserves."""
-    out: list[tuple[str, float]] = [(link.text, 1.0) for link in layout.texts]
+    f: FormField, layout: FieldLayout, params: MatchParams = MatchParams(),
+    form_texts: Sequence[FieldText] = (), *, confirms: bool = False,
+) -> list[FieldText]:
+    """The texts describing a field, each with its evidence and the weight it deserves:
+    the layout's texts first (the paper's method), then what the markup says."""
+    out = [FieldText(text=link.text, evidence=link.evidence) for link in layout.texts]
+    if f.checkable and len(f.options) == 1:
+        # a lone checkbox is named by its own label ("Remember me", "I agree to the terms")
+        own = layout.option_texts[0] if layout.option_texts else ()
+        out += [FieldText(text=link.text, evidence=link.evidence) for link in own]
+        markup = f.options[0].markup
+        out += [FieldText(text=t, evidence=Evidence.LABEL) for t in (markup.labels if markup else ())]
     m = f.markup
-    for hint in (*m.labels, m.legend, m.aria_label, m.placeholder, m.title, m.prompt):
-        if hint:
-            out.append((hint, 1.0))
+    shown = {link.text for link in layout.texts}
+    out += [FieldText(text=t, evidence=Evidence.HIDDEN_LABEL) for t in m.labels if t not in shown]
+    for text, evidence in ((m.legend, Evidence.LEGEND), (m.aria_label, Evidence.ARIA_LABEL),
+                           (m.placeholder, Evidence.PLACEHOLDER), (m.title, Evidence.TITLE),
+                           (m.prompt, Evidence.PROMPT)):  # fmt: skip
+        if text:
+            out.append(FieldText(text=text, evidence=evidence))
     if m.section:
-        out.append((m.section, section_weight))
+        out.append(FieldText(text=m.section, evidence=Evidence.SECTION, weight=params.section_weight))
     for raw in dict.fromkeys((f.html_name, f.id)):
         words = name_words(raw)
         if words:
-            out.append((words, name_weight))
-    seen: dict[str, float] = {}
-    for text, weight in out:
-        if tokens(text):
-            seen[text] = max(weight, seen.get(text, 0.0))
-    return list(seen.items())
+            out.append(FieldText(text=words, evidence=Evidence.NAME, weight=params.name_weight))
+    if m.autocomplete and (words := autocomplete_words(m.autocomplete)):
+        out.append(FieldText(text=words, evidence=Evidence.AUTOCOMPLETE, weight=params.autocomplete_weight))
+    if f.type in _TYPE_WORDS:
+        word = _TYPE_WORDS[f.type]
+        if f.type == "password" and confirms:
+            word = "confirm password"  # the last of two or more password fields repeats one
+        out.append(FieldText(text=word, evidence=Evidence.TYPE, weight=params.type_weight))
+    out += form_texts
+    # a compound label's parts are texts of the field too, trusted as the whole is
+    out += [t.model_copy(update={"text": p}) for t in list(out) for p in parts(t.text)]
+    return _distinct(out)
 
 
 def field_values(f: FormField, layout: FieldLayout) -> list[str]:
@@ -140,7 +305,7 @@ class _DomainSide:
     value_slices: tuple[slice, ...]
 
 
-def _slices(groups: Sequence[Sequence[str]]) -> tuple[slice, ...]:
+def _slices(groups: Sequence[Sequence[object]]) -> tuple[slice, ...]:
     out, start = [], 0
     for g in groups:
         out.append(slice(start, start + len(g)))
@@ -190,37 +355,113 @@ def alias_similarity(domain: Domain, texts: Sequence[str]) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class FormTexts:
+    """A form's texts, read once for every domain it is matched against."""
+
+    fields: tuple[tuple[FieldText, ...], ...]  # per field: its texts (field_texts)
+    values: tuple[tuple[str, ...], ...]  # per field: the values a person can choose
+    whole: tuple[FieldText, ...]  # the form as a whole: its evidence, its one free field's caption
+
+
+def read_texts(
+    form: ExtractedForm, layouts: Sequence[FieldLayout], params: MatchParams = MatchParams(),
+    vocabulary: frozenset[str] = frozenset(),
+) -> FormTexts:
+    """Each field's texts and values, and the form's own, once for all domains. Words
+    glued together in an identifier (``lostpasswordform``, ``userpassword``) are split
+    where the domains' own ``vocabulary`` says where."""
+    evidence = form_evidence(form, params)
+    free, repeat = free_text(form), confirming(form)
+    whole = list(evidence)
+    if free is not None:  # its caption, not what says what it holds (name, type, placeholder)
+        layout = layouts[form.fields.index(free)]
+        caption = [FieldText(text=link.text, evidence=link.evidence) for link in layout.texts]
+        whole = _distinct([*whole, *caption])
+    fields = [field_texts(f, lay, params, evidence if f is free else (), confirms=f is repeat)
+              for f, lay in zip(form.fields, layouts, strict=True)]
+    if vocabulary:
+        fields = [_unglued(texts, vocabulary) for texts in fields]
+        whole = _unglued(whole, vocabulary)
+    return FormTexts(
+        fields=tuple(tuple(texts) for texts in fields),
+        values=tuple(tuple(field_values(f, lay)) for f, lay in zip(form.fields, layouts, strict=True)),
+        whole=tuple(whole),
+    )
+
+
+_GLUED = frozenset({Evidence.NAME, Evidence.ACTION, Evidence.FORM})
+
+
+def _unglued(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[FieldText]:
+    out = []
+    for t in texts:
+        if t.evidence in _GLUED:
+            words = [" ".join(split_glued(w, vocabulary) or [w]) for w in t.text.split()]
+            t = t.model_copy(update={"text": " ".join(words)})
+        out.append(t)
+    return _distinct(out)
+
+
+def split_glued(word: str, vocabulary: frozenset[str]) -> list[str] | None:
+    """``word`` as the fewest words of ``vocabulary`` (three letters or more; the noise of
+    identifiers such as "form" may come between and is dropped), or None."""
+    if len(word) < 6 or word in vocabulary:
+        return None
+    n = len(word)
+    best: list[list[str] | None] = [None] * (n + 1)
+    best[0] = []
+    for end in range(3, n + 1):
+        for start in range(0, end - 2):
+            piece, before = word[start:end], best[start]
+            if before is None or (piece not in vocabulary and piece not in _NOISE):
+                continue
+            if best[end] is None or len(before) + 1 < len(best[end] or ()):
+                best[end] = [*before, piece]
+    found = best[n]
+    if found is None or len(found) < 2:
+        return None
+    meaningful = [w for w in found if w not in _NOISE]
+    return meaningful or None
+
+
+def vocabulary(domains: Sequence[Domain]) -> frozenset[str]:
+    """Every word the domains' names and aliases use: what glued identifiers are split into."""
+    return frozenset(w for d in domains for a in d.attributes for label in a.labels for w in tokens(label)
+                     if len(w) >= 3)
+
+
 def similarity_table(
     form: ExtractedForm,
     layouts: Sequence[FieldLayout],
     domain: Domain,
     params: MatchParams = MatchParams(),
+    read: FormTexts | None = None,
 ) -> list[SimilarityEntry]:
     """Every (field, attribute) pair with its sim1, sim2 and similarity."""
     side = _domain_side(domain.model_dump_json())
-    texts = [
-        field_texts(f, lay, params.name_weight, params.section_weight)
-        for f, lay in zip(form.fields, layouts, strict=True)
-    ]
-    values = [field_values(f, lay) for f, lay in zip(form.fields, layouts, strict=True)]
-    flat_texts = [t for group in texts for t, _ in group]
-    weights = np.array([w for group in texts for _, w in group])
+    read = read or read_texts(form, layouts, params)
+    texts, values = read.fields, read.values
+    flat = [t for group in texts for t in group]
+    flat_texts = [t.text for t in flat]
+    weights = np.array([t.weight for t in flat])
     # sim1 table: aliases × field texts (weighted); sim2 table: query values × field values
     sims = side.scorer.table(side.labels, flat_texts) * weights[None, :] if flat_texts else None
     flat_values = [v for group in values for v in group]
     vsims = side.scorer.table(side.values, flat_values) if side.values and flat_values else None
-    text_slices, value_slices = _slices([[t for t, _ in g] for g in texts]), _slices(values)
+    text_slices, value_slices = _slices(texts), _slices(values)
 
     entries: list[SimilarityEntry] = []
     for f, ts, vs in zip(form.fields, text_slices, value_slices, strict=True):
         for attribute, ls, qs in zip(domain.attributes, side.label_slices, side.value_slices, strict=True):
-            sim1, best_text, best_alias = 0.0, "", ""
+            sim1, best = 0.0, None
+            best_alias = ""
             if sims is not None and ts.stop > ts.start:
                 block = sims[ls, ts]
                 li, ti = np.unravel_index(int(block.argmax()), block.shape)
                 sim1 = float(block[li, ti])
                 if sim1 > 0:
-                    best_alias, best_text = side.labels[ls.start + li], flat_texts[ts.start + ti]
+                    best_alias, best = side.labels[ls.start + li], flat[ts.start + ti]
             sim2 = 0.0
             if f.kind == "bounded" and vsims is not None and qs.stop > qs.start and vs.stop > vs.start:
                 sim2 = float(vsims[qs, vs].max(axis=1).mean())
@@ -233,10 +474,48 @@ def similarity_table(
                         sim1=round(sim1, 4),
                         sim2=round(sim2, 4),
                         similarity=round(similarity, 4),
-                        text=best_text,
+                        text=best.text if best else "",
                         alias=best_alias,
+                        evidence=best.evidence if best else None,
                     )
                 )
+    return entries
+
+
+WHOLE_FORM = ""  # the field name of the form as a whole in similarity entries and assignments
+FORM_EVIDENCE = frozenset({Evidence.BUTTON, Evidence.ACTION, Evidence.HEADING, Evidence.FORM})
+
+
+def form_entries(
+    form: ExtractedForm,
+    layouts: Sequence[FieldLayout],
+    domain: Domain,
+    params: MatchParams = MatchParams(),
+    read: FormTexts | None = None,
+) -> list[SimilarityEntry]:
+    """The form as a whole as one more row of the similarity table (field ``WHOLE_FORM``):
+    its button, action, heading, id and class, and, in a form of one free-text field,
+    that field's texts too ("Newsletter [____] [Go]": the caption of the field is the
+    form's). It may hold an attribute no field holds (a recovery form's "Reset
+    password", a newsletter's heading), which counts towards the score and fills nothing."""
+    whole = (read or read_texts(form, layouts, params)).whole
+    if not whole:
+        return []
+    side = _domain_side(domain.model_dump_json())
+    weights = np.array([t.weight for t in whole])
+    sims = side.scorer.table(side.labels, [t.text for t in whole]) * weights[None, :]
+    entries = []
+    for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
+        if ls.stop == ls.start:
+            continue
+        block = sims[ls]
+        li, ti = np.unravel_index(int(block.argmax()), block.shape)
+        value = round(float(block[li, ti]), 4)
+        if value > 0:
+            entries.append(SimilarityEntry(field=WHOLE_FORM, attribute=attribute.name, sim1=value, sim2=0.0,
+                                           similarity=value, text=whole[int(ti)].text,
+                                           alias=side.labels[ls.start + int(li)],
+                                           evidence=whole[int(ti)].evidence))
     return entries
 
 
@@ -256,14 +535,20 @@ def assign_attributes(
     fields = list(dict.fromkeys(e.field for e in kept))
     attributes = list(dict.fromkeys(e.attribute for e in kept))
     table: dict[tuple[str, str], float] = {(e.field, e.attribute): e.similarity for e in kept}
-    matrix = [[1.0 - table[(f, a)] if (f, a) in table else None for a in attributes] for f in fields]
+    # Ties go to the field over the form as a whole (a field's attribute is one a query
+    # can fill), and to each one's own evidence over what it borrows: a field's from the
+    # form's button or heading, the form's from its one field's caption.
+    borrowed = {(e.field, e.attribute) for e in kept
+                if (e.field == WHOLE_FORM) != (e.evidence in FORM_EVIDENCE) and e.evidence is not None}
+    matrix = [[1.0 - table[(f, a)] + 1e-6 * ((f == WHOLE_FORM) + ((f, a) in borrowed)) if (f, a) in table
+               else None for a in attributes] for f in fields]
     out = [
         Assignment(field=fields[r], attribute=attributes[c], confidence=table[(fields[r], attributes[c])])
         for r, c in assign(matrix)
     ]
     done = {a.field for a in out}
     for f in fields:
-        if f not in done:
+        if f not in done and f != WHOLE_FORM:
             best = max(attributes, key=lambda a: table.get((f, a), -1.0))
             out.append(Assignment(field=f, attribute=best, confidence=table[(f, best)], primary=False))
     order = {f: i for i, f in enumerate(fields)}

@@ -25,6 +25,7 @@ __all__ = [
     "FieldAnalysis",
     "FieldLayout",
     "FieldOption",
+    "FieldText",
     "FormAnalysis",
     "FormField",
     "FormLayout",
@@ -107,6 +108,7 @@ class Markup(_Frozen):
     aria_label: str = ""
     placeholder: str = ""
     title: str = ""
+    autocomplete: str = ""  # the autofill tokens ("username", "section-a shipping postal-code")
     prompt: str = ""  # a select's empty-valued option shown in the box ("Any genre")
 
     @property
@@ -140,6 +142,7 @@ class FormField(_Frozen):
     required: bool = False
     disabled: bool = False
     markup: Markup = Markup()
+    hidden: bool = False  # not shown (its form is hidden): its box is empty, its texts are markup's
 
     @property
     def checkable(self) -> bool:
@@ -183,6 +186,11 @@ class ExtractedForm(_Frozen):
     anchors: tuple[ScriptAnchor, ...] = ()
     # CAPTCHA widgets in it a person must answer (their tag, class, id, src): challenge.py
     challenge: tuple[str, ...] = ()
+    # No control of it shows (a login in a closed modal): analysed from markup, never submitted.
+    hidden: bool = False
+    classes: str = ""  # its class attribute
+    heading: str = ""  # the heading or legend it sits under ("Forgot your password?")
+    declared_action: str = ""  # its action attribute as written ("" when it posts to its page)
 
 
 class PageExtraction(_Frozen):
@@ -196,10 +204,34 @@ class PageExtraction(_Frozen):
 
 
 class Evidence(StrEnum):
+    """Where a field's text comes from. The first four place a text on the page; the
+    others are what the markup says of the field, or of its form as a whole."""
+
     VISUAL = "visual"  # distance and angle (the paper's method)
     LABEL = "label"  # <label for> or a wrapping <label>
     ARIA = "aria"  # aria-labelledby / aria-describedby
     LEGEND = "legend"  # the legend of a fieldset holding only this field
+    HIDDEN_LABEL = "hidden-label"  # a declared label that does not show (screen readers only)
+    ARIA_LABEL = "aria-label"
+    PLACEHOLDER = "placeholder"
+    TITLE = "title"
+    PROMPT = "prompt"  # a select's empty choice ("Any genre")
+    SECTION = "section"  # the legend of a fieldset holding this and other fields
+    NAME = "name"  # the words of the field's name and id (search[author_name] → author name)
+    AUTOCOMPLETE = "autocomplete"  # its autofill tokens (current-password → password)
+    TYPE = "type"  # what its input type says (password, email, search, tel…)
+    BUTTON = "button"  # the form's submit button: its text, value, alt or title
+    ACTION = "action"  # the words of the path the form is sent to (/search, login.php)
+    FORM = "form"  # the form's id, name and class words (newsletter-form)
+    HEADING = "heading"  # the heading the form sits under
+
+
+class FieldText(_Frozen):
+    """A text that describes a field, the evidence it comes from and how much it is trusted."""
+
+    text: str
+    evidence: Evidence
+    weight: float = 1.0
 
 
 class TextLink(_Frozen):
@@ -239,6 +271,7 @@ class SimilarityEntry(_Frozen):
     similarity: float
     text: str = ""  # the field text behind sim1
     alias: str = ""  # the alias behind sim1
+    evidence: Evidence | None = None  # where that text comes from
 
 
 class Assignment(_Frozen):
@@ -275,6 +308,9 @@ class DomainMatch(_Frozen):
     assignments: tuple[Assignment, ...] = ()
     similarities: tuple[SimilarityEntry, ...] = ()  # the table, pairs above zero
     chooser: Chooser | None = None
+    # An attribute the form as a whole shows (its button, heading, action: "Reset
+    # password", /newsletter) and no field holds; it counts towards the score, fills nothing.
+    form_attribute: Assignment | None = None
 
 
 # ---------------------------------------------------------------- results
@@ -300,6 +336,8 @@ class FieldAnalysis(_Frozen):
     texts: tuple[str, ...] = ()  # visible texts associated with the field, best first
     links: tuple[TextLink, ...] = ()
     hints: tuple[str, ...] = ()  # markup texts: hidden labels, aria-label, placeholder, title…
+    evidence: tuple[FieldText, ...] = ()  # every text the match stage reads, with its evidence and weight
+    hidden: bool = False
     values: tuple[str, ...] = ()  # bounded: the option labels a person reads
     options: tuple[OptionAnalysis, ...] = ()
     multiple: bool = False
@@ -323,10 +361,29 @@ class FormAnalysis(_Frozen):
     challenge: str | None = None
     # Toggles clicked to show its folded fields ("Advanced search ▾"): selectors, in order.
     opened: tuple[str, ...] = ()
+    hidden: bool = False  # none of its controls shows: analysed from markup, never submitted
+    evidence: tuple[FieldText, ...] = ()  # what the form as a whole says (button, action, heading)
 
     @property
     def relevant_domains(self) -> tuple[DomainMatch, ...]:
         return tuple(d for d in self.domains if d.relevant)
+
+    @property
+    def best_domain(self) -> DomainMatch | None:
+        """The relevant domain the form fits best, or None. Each is ranked by how many
+        times its score is its µ, weighed by the share of the form's fields it explains
+        (from ½ for none to 1 for all): a sign-up form of a user name, an e-mail and a
+        password passes a login domain's µ too, yet leaves its e-mail unexplained."""
+        shown = [f.name for f in self.fields if f.kind == "unbounded" or f.values]
+        ranked = []
+        for i, d in enumerate(self.domains):
+            if not d.relevant:
+                continue
+            held = {a.field for a in d.assignments if a.primary} | ({d.chooser.field} if d.chooser else set())
+            share = len(held & set(shown)) / len(shown) if shown else 1.0
+            times = d.score / d.threshold if d.threshold > 0 else float("inf")
+            ranked.append((times * (0.5 + 0.5 * share), i))
+        return self.domains[max(ranked)[1]] if ranked else None
 
     def field(self, name: str) -> FieldAnalysis:
         for f in self.fields:

@@ -68,6 +68,10 @@ class FormQueries:
         acts_on = page_identity(snap.url, snap.text)
         by_name = {d.name: d for d in self.domains}
         for form in analysis.forms:
+            if form.hidden and form.relevant_domains:
+                # No control of it shows (a closed modal): nothing a person could fill.
+                self.counts["relevant forms hidden, not queried"] += 1
+                continue
             for match in form.relevant_domains:
                 domain = by_name[match.domain]
                 if form.challenge is not None:

@@ -15,23 +15,28 @@ from deepbot.forms.models import Assignment, Chooser, DomainMatch, SimilarityEnt
 __all__ = ["relevance", "score"]
 
 
-def score(assignments: Sequence[Assignment], domain: Domain, chooser: Chooser | None = None) -> float:
-    """Σ confidence × specificity over the assignments, each attribute counted once, and
-    over the attributes a chooser names that no field holds."""
+def score(assignments: Sequence[Assignment], domain: Domain, chooser: Chooser | None = None,
+          form_attribute: Assignment | None = None) -> float:
+    """Σ confidence × specificity over the assignments, each attribute counted once, over
+    the attributes a chooser names that no field holds, and over the one the form as a
+    whole shows."""
     total = sum(a.confidence * domain.attribute(a.attribute).specificity for a in assignments if a.primary)
     held = {a.attribute for a in assignments if a.primary}
     if chooser is not None:
         total += sum(n.confidence * domain.attribute(n.attribute).specificity
                      for n in chooser.attributes if n.attribute not in held)
+        held |= {n.attribute for n in chooser.attributes}
+    if form_attribute is not None and form_attribute.attribute not in held:
+        total += form_attribute.confidence * domain.attribute(form_attribute.attribute).specificity
     return total
 
 
 def relevance(
     assignments: Sequence[Assignment], domain: Domain, similarities: Sequence[SimilarityEntry] = (),
-    chooser: Chooser | None = None,
+    chooser: Chooser | None = None, form_attribute: Assignment | None = None,
 ) -> DomainMatch:
     """The domain's verdict on a form: its score against the threshold µ."""
-    total = score(assignments, domain, chooser)
+    total = score(assignments, domain, chooser, form_attribute)
     return DomainMatch(
         domain=domain.name,
         score=round(total, 4),
@@ -40,4 +45,5 @@ def relevance(
         assignments=tuple(assignments),
         similarities=tuple(similarities),
         chooser=chooser,
+        form_attribute=form_attribute,
     )

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+import jellyfish
 import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
-__all__ = ["STOPWORDS", "THETA", "SoftTfidf", "jaro_winkler", "normalize", "tokens"]
+__all__ = ["STOPWORDS", "THETA", "SoftTfidf", "jaro_winkler", "normalize", "sounds_alike", "tokens"]
 
 # The CLOSE threshold on the inner Jaro-Winkler similarity. Cohen et al. use 0.9, but
 # the paper wants "Published" and "Publisher" told apart (JW 0.956) while plurals
@@ -43,21 +45,81 @@ STOPWORDS = frozenset(
     please enter select choose
     e g s eg ie etc
     """.split()  # noqa: SIM905 (a word list reads better)
+) | frozenset(
+    # the articles, prepositions and possessives of the languages forms are often written
+    # in (French, Spanish, Portuguese, Italian, German, Dutch, Scandinavian, Russian):
+    # "Lancer la recherche" is "recherche" as "Search the site" is "search site"
+    """
+    le la les l un une des du de d au aux et pour par sur votre vos ton ta tes
+    el los las del y por para su sus tu
+    o os da das dos um uma seu sua seus suas
+    il lo gli della delle dei di per
+    der die das den dem des und ein eine einen einem für mit zu ihr ihre ihren
+    het een van en voor uw je
+    og af til din dit
+    и в на по для с ваш ваша ваше
+    """.split()  # noqa: SIM905
 )
 
 _SPLIT = re.compile(r"[\W_]+", re.UNICODE)
+# Scripts written without spaces between words: Han, Hiragana, Katakana (and Thai).
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+")
+_UNSPACED_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+)")
+
+
+def _fold(text: str) -> str:
+    """Casefolded, with the Latin accents dropped: "Título" and "titulo" are one word, as a
+    person typing an alias without accents means. Only the combining diacritics block
+    (U+0300–U+036F) goes: the vowel signs of other scripts are letters, not accents."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not "\u0300" <= c <= "\u036f")
+
+
+def _words(text: str) -> list[str]:
+    """A run of a script without spaces becomes its character bigrams ("サイト内検索" holds
+    "検索"), so that an alias written in it can match part of a longer text."""
+    out = []
+    for part in _UNSPACED_RUN.split(text):
+        if _UNSPACED.fullmatch(part):
+            out += [part] if len(part) < 3 else [part[i : i + 2] for i in range(len(part) - 1)]
+        else:
+            out += _SPLIT.split(part)
+    return out
+
+
+# Phrasal verbs of accounts, written as one word as often as two ("Login", "Log in",
+# "Sign-up"): one word, so that the stopwords "in" and "up" do not leave "sign" alone and
+# make "Sign in" read as "sign up".
+_PHRASAL = re.compile(r"\b(log|sign)[\s-]*(in|on|up|out)\b")
 
 
 @lru_cache(maxsize=8192)
 def tokens(text: str) -> tuple[str, ...]:
-    """Lowercase words, stopwords and non-alphanumerics dropped, sorted; no stemming."""
-    words = (w for w in _SPLIT.split(text.casefold()) if w and w not in STOPWORDS)
+    """Lowercase words, accents, stopwords and non-alphanumerics dropped, sorted; no stemming."""
+    words = (w for w in _words(_PHRASAL.sub(r"\1\2", _fold(text))) if w and w not in STOPWORDS)
     return tuple(sorted(words))
 
 
 def normalize(text: str) -> str:
     """The normalised form of a text: its sorted significant words joined by spaces."""
     return " ".join(tokens(text))
+
+
+def sounds_alike(a: str, b: str) -> float:
+    """The share of the words of ``a`` that have a word of ``b`` spelled another way but
+    pronounced alike ("Jon" / "John", "Smyth" / "Smith", "Colour" / "Color"): both their
+    Metaphone and NYSIIS codes agree (one alone is too coarse: "title" and "total" share
+    a Metaphone). Words under three letters never count."""
+    left = [w for w in tokens(a) if len(w) >= 3 and w.isalpha()]
+    right = {_codes(w) for w in tokens(b) if len(w) >= 3 and w.isalpha()}
+    if not left or not right:
+        return 0.0
+    return sum(_codes(w) in right for w in left) / len(left)
+
+
+@lru_cache(maxsize=8192)
+def _codes(word: str) -> tuple[str, str]:
+    return jellyfish.metaphone(word), jellyfish.nysiis(word)
 
 
 def jaro_winkler(a: str, b: str) -> float:

@@ -53,3 +53,14 @@ def test_the_toggles_that_showed_folded_fields_come_first() -> None:
     assert filled is not None
     assert filled.steps == (nseql.Click('css=[aria-controls="adv"]'), nseql.Fill("#t", "java"))
     assert fill_steps(form, _match(("t", "title")), {"author": "knuth"}) is None  # nothing to fill: no route
+
+
+def test_an_option_spelled_another_way_is_found_by_its_sound() -> None:
+    # no option is spelled like "Jon" (Jaro-Winkler 0.93 < θ): the one that sounds like it,
+    # and of those ("Jane" sounds alike too) the closest spelling
+    author = _select("author", ("", "Any author"), ("7", "Jane Austen"), ("9", "John Knuth"), ("3", "Mary"))
+    filled = fill_steps(_form(author), _match(("author", "author")), {"author": "Jon"})
+    assert filled is not None and filled.steps == (nseql.Select("#author", "9", by="value"),)
+    # and nothing when nothing sounds like it either: the default stays
+    filled = fill_steps(_form(author), _match(("author", "author")), {"author": "Bob"})
+    assert filled is None or filled.steps == ()

@@ -56,7 +56,15 @@ def test_name_words() -> None:
     assert name_words("ctl00$ContentPlaceHolder1$txtTitle") == "title"
     assert name_words("search[author_name]") == "author name"
     assert name_words("ddlBinding") == "binding"
-    assert name_words("q") == ""
+    # a developer's short name is all some fields say: read it as the word it stands for
+    assert name_words("q") == "query"
+    assert name_words("s") == "search"
+    assert name_words("vb_login_password") == "login password"
+    assert name_words("user_pwd") == "user password"
+    assert name_words("search") == "search"  # a noise word alone is what the name says
+    assert name_words("search_text") == "search"  # "text" and "string" name no content
+    assert name_words("txtSearchTitle") == "search title"
+    assert name_words("x") == ""
 
 
 def test_assignment_rule_prefers_covering_every_field() -> None:
@@ -149,3 +157,14 @@ def test_markup_hints_count_for_sim1() -> None:
     form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(field,))
     table = similarity_table(form, [FieldLayout(field="q")], BOOKS)
     assert {e.attribute for e in table if e.similarity >= 0.75} == {"author"}
+
+
+def test_glued_identifiers_are_split_by_the_domains_words() -> None:
+    from deepbot.forms.match import split_glued
+
+    words = frozenset({"lost", "password", "user", "newsletter", "email", "search"})
+    assert split_glued("lostpasswordform", words) == ["lost", "password"]  # "form" is noise
+    assert split_glued("newsletteremail", words) == ["newsletter", "email"]
+    assert split_glued("password", words) is None  # a word of its own
+    assert split_glued("passwordx", words) is None  # no split covers it all
+    assert split_glued("searchform", words) == ["search"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import jellyfish
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, tokens
+from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, sounds_alike, tokens
 
 
 def reference_jaro_winkler(s: str, t: str, p: float = 0.1) -> float:
@@ -52,6 +53,34 @@ def test_jaro_winkler_published_values(a: str, b: str, expected: float) -> None:
 @given(st.text(alphabet="abcdeor", max_size=9), st.text(alphabet="abcdeor", max_size=9))
 def test_jaro_winkler_matches_the_textbook_definition(a: str, b: str) -> None:
     assert jaro_winkler(a, b) == pytest.approx(reference_jaro_winkler(a, b), abs=1e-12)
+
+
+@given(st.text(min_size=1, max_size=12), st.text(min_size=1, max_size=12))
+def test_jaro_winkler_matches_jellyfish(a: str, b: str) -> None:
+    # jellyfish is the reference implementation; rapidfuzz the fast one DeepBot runs
+    assert jaro_winkler(a, b) == pytest.approx(jellyfish.jaro_winkler_similarity(a, b), abs=1e-9)
+
+
+def test_accents_and_scripts_without_spaces() -> None:
+    assert tokens("Título do Livro") == tokens("titulo do livro")
+    assert tokens("Usuário") == ("usuario",)
+    assert "検索" in tokens("サイト内検索")  # bigrams: an alias can match part of the run
+    assert tokens("Пароль") == ("пароль",)  # other scripts keep their letters
+    assert tokens("हिन्दी") == tokens("हिन्दी") != ()  # vowel signs are letters, not accents
+
+
+def test_account_verbs_are_one_word() -> None:
+    assert tokens("Log in") == tokens("Login") == tokens("log-in") == ("login",)
+    assert tokens("Sign in") != tokens("Sign up")  # "in" and "up" are stopwords elsewhere
+
+
+def test_sounds_alike() -> None:
+    assert sounds_alike("Jon", "John") == 1.0
+    assert sounds_alike("Jon Philip", "John Phillip (ed.)") == 1.0
+    assert sounds_alike("grey", "Gray") == 1.0
+    assert sounds_alike("colour", "Color") == 1.0
+    assert sounds_alike("title", "total") == 0.0  # Metaphone alone would say yes
+    assert sounds_alike("Jon Knuth", "John Smith") == 0.5
 
 
 def test_normalisation() -> None:
