@@ -403,9 +403,6 @@ class Crawler:
         if self.topic is not None:
             near = float(ctx.document.meta.get("topic_similarity", 0))
             self.stats.on_topic += near >= self.config.topic_threshold
-        if self.topic is not None or self.structure is not None:
-            # The domain's queries are the crawl's task: before any link, however near.
-            children = [c.model_copy(update={"priority": 1.0}) if c.via is Via.FORM else c for c in children]
         if self.config.obey_meta_robots and directives.nofollow:
             # Its links, script links and pagers are not followed; the domain's queries
             # on its forms are the crawl's own task, not links.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.domain import Domain
-from deepbot.routes import Route, Via, page_identity, route_key
+from deepbot.routes import QUERY_PRIORITY, Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, steps_text
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class FormQueries:
                 # The form and the query: one route, whichever page showed the form.
                 key=route_key(Via.FORM, snap.url, identity, f"{domain.name}\n{sorted(query.items())}"),
                 url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
-                steps=program, program=program,
+                steps=program, program=program, priority=QUERY_PRIORITY,
                 session=self.start_session, parent=route.key, domain=domain.name, query=dict(query),
                 form_url=snap.url, acts_on=acts_on, submit=candidates, page=1,
             ))

@@ -1,6 +1,8 @@
 """A catalogue whose masthead search form is on every page (fixtures/sites/koha.py):
 each of the domain's queries is submitted once on that form, in a crawl and in its
-resumption; the form is analysed once, not again on each page that shows it."""
+resumption; the form is analysed once, not again on each page that shows it; and the
+queries and their results' pages go before the site's plain links, so a page budget
+is spent on them first."""
 
 from __future__ import annotations
 
@@ -76,3 +78,18 @@ async def test_a_form_on_every_page_is_queried_once_in_a_crawl_and_its_resumptio
     assert len(plain) > 20 and second.forms.counts["forms already known"] >= 2 * len(plain), report
     assert "already known" in report
     assert _results_shown(documents + resumed) == EXPECTED_PAGES  # every query's every page
+
+
+async def test_queries_and_their_results_go_before_links_under_a_page_budget(tmp_path: Path) -> None:
+    # Sixty news pages beside one search form: breadth first, the budget went to them and
+    # no query ran. Each query's results (8 pages in all) come first now.
+    with FixtureServer(options={"koha_news": 60}) as site:
+        async with Crawler(_config(site, tmp_path / "koha.sqlite", depth=3, max_pages=20)) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            counts = crawler.forms.counts
+            assert crawler.frontier.counts()["queued"] > 40  # most of the site left for later
+    assert len(documents) <= 20
+    assert _results_shown(documents) == EXPECTED_PAGES
+    assert len(_submissions(site)) == len(SEARCHES)
+    # Two forms on every page, analysed on the first page only.
+    assert counts["forms analysed"] <= 3 and counts["forms already known"] >= 2 * 5, counts
