@@ -1,8 +1,10 @@
 """The Form Analyzer in the post-processing chain: relevant forms become query routes.
 
-Every page's forms are analysed against every configured domain. A relevant form
+Every form a page shows for the first time in the crawl is analysed against every
+configured domain; one met before, on any page (forms.identity), is not. A relevant form
 yields one route per domain query: the way to the page from where the crawl started,
-the fill steps, and the submission candidates the worker tries in turn (§IV.C).
+the fill steps, and the submission candidates the worker tries in turn (§IV.C). Those
+routes go before any link (routes.QUERY_PRIORITY).
 """
 
 from __future__ import annotations
