@@ -59,6 +59,12 @@ class SessionState(_Frozen):
 EMPTY_SESSION = SessionState()
 
 
+# A domain's queries are the crawl's task: a query route and its results' pagers are
+# leased before any link, however a link policy rated it (a topic's, a structure's and
+# an HMM's ratings lie within 0..1), so a page budget is spent on them first.
+QUERY_PRIORITY = 2.0
+
+
 class Route(_Frozen):
     """What a worker must do: restore ``session``, run ``steps``, process the page."""
 

@@ -37,6 +37,9 @@ class ProcessContext:
     snapshot: PageSnapshot | None = None  # links and script elements the browser saw
     session: str | None = None  # digest of the session captured after the page (None: empty)
     routes: list[Route] = field(default_factory=list)  # new routes, pushed after success
+    # Identities of the forms this page's analysis read (forms.identity): recorded as
+    # known after success, so no page that shows them again has them analysed again.
+    forms: list[str] = field(default_factory=list)
     # A priority policy's rating of the page's links, (url, anchor text) → priority: set by
     # a processor before Obtain Links (a structure-driven crawl's); larger is leased first.
     link_priority: Callable[[str, str], float] | None = None

@@ -2,7 +2,8 @@
 
 Every route's output (document, child routes) is buffered and committed only once
 the route succeeded, in an order that makes a kill at any instant harmless: push
-children (deduped), upsert the document (by route key), then ack. A route killed
+children (deduped), record the forms analysed as known, upsert the document (by route
+key), then ack. A route killed
 before its ack is leased again after the restart and its writes are idempotent.
 """
 
@@ -78,6 +79,7 @@ _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~
 class _Outcome:
     document: Document | None = None
     children: list[Route] = field(default_factory=list)
+    forms: list[str] = field(default_factory=list)  # identities of the forms the page's analysis read
 
 
 class Crawler:
@@ -147,6 +149,7 @@ class Crawler:
         self.documents = SqliteDocumentStore(self.config.store)
         self._stack.callback(self.documents.close)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
         policy: list[Processor] = []
         if self.structure is not None:
             policy.append(StructureProcessor(self.structure, self._raise_links))
@@ -400,9 +403,6 @@ class Crawler:
         if self.topic is not None:
             near = float(ctx.document.meta.get("topic_similarity", 0))
             self.stats.on_topic += near >= self.config.topic_threshold
-        if self.topic is not None or self.structure is not None:
-            # The domain's queries are the crawl's task: before any link, however near.
-            children = [c.model_copy(update={"priority": 1.0}) if c.via is Via.FORM else c for c in children]
         if self.config.obey_meta_robots and directives.nofollow:
             # Its links, script links and pagers are not followed; the domain's queries
             # on its forms are the crawl's own task, not links.
@@ -411,7 +411,8 @@ class Crawler:
                 self.stats.skipped["nofollow page"] += len(ctx.routes) - len(children)
         if self.config.obey_robots:
             children = [c for c in children if await self._robots_ok(c)]
-        return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=children)
+        return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=children,
+                        forms=ctx.forms)
 
     async def _robots_ok(self, route: Route) -> bool:
         if route.via not in (Via.LINK, Via.SEED):
@@ -429,6 +430,10 @@ class Crawler:
             if len(self._queued) > _QUEUED_CACHE:
                 self._queued.clear()
             self._queued.update(child.key for child in outcome.children)
+        if outcome.forms:
+            # After their queries are pushed: a kill between the two leaves the forms unknown,
+            # so the route, leased again, analyses them again (their routes are deduped).
+            self.frontier.know_forms(outcome.forms)
         if outcome.document is not None:
             self.documents.upsert(outcome.document)
             self.stats.stored += 1

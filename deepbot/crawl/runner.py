@@ -42,10 +42,12 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
                  f"scrolled to the end ×{work['scrolled']} ({work['scroll rounds']} rounds)",
                  f"'Load more' clicked ×{work['load more']} ({work['load more rounds']} rounds)"]
         lines.append("In pages: " + ", ".join(p for p in parts if " ×0" not in p))
-    if forms and forms.get("forms analysed"):
-        said = [f"{forms['forms analysed']} analysed",
+    if forms and (forms.get("forms analysed") or forms.get("forms already known")):
+        said = [f"{forms.get('forms analysed', 0)} analysed",
                 f"{forms.get('relevant forms', 0)} relevant and queried",
                 f"{forms.get('query routes', 0)} query routes"]
+        if forms.get("forms already known"):
+            said.append(f"{forms['forms already known']} already known (met again: not analysed again)")
         guarded = forms.get("relevant forms behind a CAPTCHA", 0)
         if guarded:
             said.append(f"{guarded} relevant but behind a CAPTCHA (not queried)")

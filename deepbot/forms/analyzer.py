@@ -7,7 +7,7 @@ without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from playwright.async_api import Page
@@ -52,11 +52,13 @@ class AnalyzerParams:
 
 
 async def analyze_page(
-    page: Page, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams()
+    page: Page, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams(),
+    *, only: Callable[[ExtractedForm], bool] | None = None,
 ) -> PageAnalysis:
-    """Analyse every form of the page against every domain, its folded panels opened first."""
+    """Analyse every form of the page against every domain, its folded panels opened first;
+    with ``only``, the forms it accepts (a crawl leaves out those it knows already)."""
     opened = await open_panels(page)
-    analysis = analyze_extracted(await extract_page(page), domains, params)
+    analysis = analyze_extracted(await extract_page(page), domains, params, only=only)
     if not opened:
         return analysis
     forms = tuple(f.model_copy(update={"opened": opened.get(f.form_index, ())}) for f in analysis.forms)
@@ -64,12 +66,14 @@ async def analyze_page(
 
 
 def analyze_extracted(
-    extraction: PageExtraction, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams()
+    extraction: PageExtraction, domains: Sequence[Domain], params: AnalyzerParams = AnalyzerParams(),
+    *, only: Callable[[ExtractedForm], bool] | None = None,
 ) -> PageAnalysis:
     return PageAnalysis(
         url=extraction.url,
         title=extraction.title,
-        forms=tuple(analyze_form(extraction, form, domains, params) for form in extraction.forms),
+        forms=tuple(analyze_form(extraction, form, domains, params) for form in extraction.forms
+                    if only is None or only(form)),
     )
 
 

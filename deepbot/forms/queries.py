@@ -1,8 +1,10 @@
 """The Form Analyzer in the post-processing chain: relevant forms become query routes.
 
-Every page's forms are analysed against every configured domain. A relevant form
+Every form a page shows for the first time in the crawl is analysed against every
+configured domain; one met before, on any page (forms.identity), is not. A relevant form
 yields one route per domain query: the way to the page from where the crawl started,
-the fill steps, and the submission candidates the worker tries in turn (§IV.C).
+the fill steps, and the submission candidates the worker tries in turn (§IV.C). Those
+routes go before any link (routes.QUERY_PRIORITY).
 """
 
 from __future__ import annotations
@@ -10,13 +12,17 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.domain import Domain
-from deepbot.routes import Route, Via, page_identity, route_key
+from deepbot.routes import QUERY_PRIORITY, Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, steps_text
+
+if TYPE_CHECKING:
+    from deepbot.forms.models import DomainMatch, ExtractedForm, FormAnalysis
 
 log = logging.getLogger("deepbot.forms")
 
@@ -41,13 +47,26 @@ class RelevantForm:
     challenge: str | None = None  # what guards it (a CAPTCHA): then it was not queried
 
 
+def _nothing_known(_identities: Collection[str]) -> Collection[str]:
+    return ()
+
+
 @dataclass
 class FormQueries:
-    """Analyse forms on pages outside results; push a route per (relevant form, query)."""
+    """Analyse forms on pages outside results; push a route per (relevant form, query).
+
+    A form is analysed once a crawl (forms.identity: the same form on every page, at every
+    URL, is one): ``known`` says which of a page's forms an earlier page's committed visit
+    analysed (the frontier's known_forms), and the visit's ``ctx.forms`` names those this
+    page analysed, for the engine to record when it commits. A query route's key is its
+    form's identity and the query, so a (form, query) is one route whichever page showed
+    the form, in a resumed crawl too.
+    """
 
     domains: Sequence[Domain]
     # Where the crawl's routes start (a login's session digest; None: a fresh browser).
     start_session: str | None = None
+    known: Callable[[Collection[str]], Collection[str]] = _nothing_known
     name: str = "form-analyzer"
     found: list[RelevantForm] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
@@ -58,53 +77,89 @@ class FormQueries:
         # already used; analysing it again would only resubmit the same queries.
         if snap is None or page is None or not snap.forms or route.domain is not None or not self.domains:
             return
+        from deepbot.forms.identity import read_forms
+
+        forms = await read_forms(page)
+        known = set(self.known(forms.all))
+        new = [identity for identity in dict.fromkeys(forms.all) if identity not in known]
+        self.counts["forms already known"] += len(forms.all) - len(new)
+        if not new:
+            return
         # Here, not at the top: the analyzer's numpy and shapely load only for a crawl with a domain.
         from deepbot.forms.analyzer import analyze_page
-        from deepbot.forms.fill import fill_steps
-        from deepbot.forms.submit import submit_candidates
 
-        analysis = await analyze_page(page, self.domains)
+        taken: set[str] = set()
+
+        def unknown(form: ExtractedForm) -> bool:
+            """Whether to analyse the form: one not known, and not a copy of one taken
+            already (a page may show its search form in the header and the footer)."""
+            identity = forms.virtual if form.virtual else forms.of(form.index)
+            if identity is None:  # not there when the page was read: a script added it since
+                return True
+            if identity not in new or (identity in taken and not form.virtual):
+                return False
+            taken.add(identity)
+            return True
+
+        analysis = await analyze_page(page, self.domains, only=unknown)
+        ctx.forms.extend(new)
         self.counts["forms analysed"] += len(analysis.forms)
         acts_on = page_identity(snap.url, snap.text)
-        by_name = {d.name: d for d in self.domains}
+        virtual = 0
         for form in analysis.forms:
+            if form.virtual:
+                identity, virtual = forms.of(form.form_index, virtual=virtual), virtual + 1
+            else:
+                identity = forms.of(form.form_index)
+            # A form the page did not show when read: known by this page and its selector.
+            identity = identity or f"{acts_on}\n{form.selector}"
             if form.hidden and form.relevant_domains:
                 # No control of it shows (a closed modal): nothing a person could fill.
                 self.counts["relevant forms hidden, not queried"] += 1
                 continue
             for match in form.relevant_domains:
-                domain = by_name[match.domain]
-                if form.challenge is not None:
-                    # Every submission would be refused, and DeepBot does not answer CAPTCHAs.
-                    log.warning("form #%d on %s serves %s but a person must pass %s to send it: not queried",
-                                form.form_index, snap.url, domain.name, form.challenge)
-                    self.counts["relevant forms behind a CAPTCHA"] += 1
-                    self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, 0,
-                                                   challenge=form.challenge))
-                    continue
-                made = 0
-                for query in domain.queries:
-                    filled = fill_steps(form, match, query)
-                    if filled is None:
-                        self.counts["queries not applicable"] += 1
-                        continue
-                    action = steps_text(*filled.steps)
-                    candidates = submit_candidates(form, filled.steps)
-                    # A query starts where the crawl started and walks to its form again (the
-                    # page's program), not from the session the form's page was reached in:
-                    # a server that keeps the last search in its session (a cookie from the
-                    # home page) would otherwise hold every query in one session, and page
-                    # each through whichever query ran last.
-                    program = append_steps(route.program, action)
-                    ctx.routes.append(Route(
-                        key=route_key(Via.FORM, snap.url, acts_on,
-                                      f"{domain.name}\n{form.selector}\n{sorted(query.items())}\n{action}"),
-                        url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
-                        steps=program, program=program,
-                        session=self.start_session, parent=route.key, domain=domain.name, query=dict(query),
-                        form_url=snap.url, acts_on=acts_on, submit=candidates, page=1,
-                    ))
-                    made += 1
-                self.counts["relevant forms"] += 1
-                self.counts["query routes"] += made
-                self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, made))
+                self._query(ctx, form, match, identity, acts_on)
+
+    def _query(self, ctx: ProcessContext, form: FormAnalysis, match: DomainMatch, identity: str,
+               acts_on: str) -> None:
+        """Routes of ``form``'s queries for the domain it matched."""
+        from deepbot.forms.fill import fill_steps
+        from deepbot.forms.submit import submit_candidates
+
+        snap, route = ctx.snapshot, ctx.route
+        assert snap is not None
+        domain = next(d for d in self.domains if d.name == match.domain)
+        if form.challenge is not None:
+            # Every submission would be refused, and DeepBot does not answer CAPTCHAs.
+            log.warning("form #%d on %s serves %s but a person must pass %s to send it: not queried",
+                        form.form_index, snap.url, domain.name, form.challenge)
+            self.counts["relevant forms behind a CAPTCHA"] += 1
+            self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, 0,
+                                           challenge=form.challenge))
+            return
+        made = 0
+        for query in domain.queries:
+            filled = fill_steps(form, match, query)
+            if filled is None:
+                self.counts["queries not applicable"] += 1
+                continue
+            action = steps_text(*filled.steps)
+            candidates = submit_candidates(form, filled.steps)
+            # A query starts where the crawl started and walks to its form again (the
+            # page's program), not from the session the form's page was reached in:
+            # a server that keeps the last search in its session (a cookie from the
+            # home page) would otherwise hold every query in one session, and page
+            # each through whichever query ran last.
+            program = append_steps(route.program, action)
+            ctx.routes.append(Route(
+                # The form and the query: one route, whichever page showed the form.
+                key=route_key(Via.FORM, snap.url, identity, f"{domain.name}\n{sorted(query.items())}"),
+                url=snap.url, via=Via.FORM, depth=route.depth, seed=route.seed,
+                steps=program, program=program, priority=QUERY_PRIORITY,
+                session=self.start_session, parent=route.key, domain=domain.name, query=dict(query),
+                form_url=snap.url, acts_on=acts_on, submit=candidates, page=1,
+            ))
+            made += 1
+        self.counts["relevant forms"] += 1
+        self.counts["query routes"] += made
+        self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, made))

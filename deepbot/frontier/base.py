@@ -143,6 +143,15 @@ class RouteStore(Protocol):
         durable: a resumed crawl, or a retry of the same route, sees it."""
         ...
 
+    def know_forms(self, identities: Iterable[str]) -> None:
+        """Record forms (forms.identity) a committed visit analysed: no page that shows one
+        of them again, in this crawl or a resumed one, has it analysed or queried again."""
+        ...
+
+    def known_forms(self, identities: Iterable[str]) -> set[str]:
+        """Which of these forms know_forms() recorded."""
+        ...
+
     def put_state(self, name: str, value: str) -> None:
         """Keep what a crawl's link policy has learned (a structure crawl's site model)
         under ``name``, replacing what was there: a resumed crawl goes on from it."""

@@ -9,7 +9,8 @@ Tables (the file is shared with the document store, so every name is ours alone)
 - ``route_counts``: routes per state, moved in the same transactions as the rows,
   so counts() and pending() cost O(1) at any frontier size;
 - ``sessions`` (snapshots by digest) and ``frontier_meta`` (schema version, and what
-  a crawl's link policy has learned: put_state).
+  a crawl's link policy has learned: put_state);
+- ``pages_reached`` (claim_page) and ``forms_known`` (know_forms: forms analysed once).
 
 PRAGMAs, chosen on purpose:
 
@@ -85,6 +86,7 @@ CREATE TABLE IF NOT EXISTS route_counts (state INTEGER PRIMARY KEY, n INTEGER NO
 INSERT OR IGNORE INTO route_counts (state, n) VALUES (0, 0), (1, 0), (2, 0), (3, 0), (4, 0);
 CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS forms_known (identity TEXT PRIMARY KEY) WITHOUT ROWID;
 """
 
 _SESSIONS_REMEMBERED = 10_000  # digests put_session knows it wrote; forgotten all at once past this
@@ -355,6 +357,22 @@ class SqliteRouteStore:
             row = db.execute("SELECT route_key FROM pages_reached WHERE identity = ?", (identity,))
             (owner,) = row.fetchone()
         return bool(owner == key)
+
+    def know_forms(self, identities: Iterable[str]) -> None:
+        batch = [(identity,) for identity in identities]
+        if batch:
+            with self._write() as db:
+                db.executemany("INSERT OR IGNORE INTO forms_known VALUES (?)", batch)
+
+    def known_forms(self, identities: Iterable[str]) -> set[str]:
+        asked = list(dict.fromkeys(identities))
+        known: set[str] = set()
+        for start in range(0, len(asked), 500):  # stay under SQLite's bound-parameter limit
+            chunk = asked[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._read(f"SELECT identity FROM forms_known WHERE identity IN ({marks})", tuple(chunk))
+            known.update(identity for (identity,) in rows)
+        return known
 
     def close(self) -> None:
         self._file.close()

@@ -363,6 +363,20 @@ def test_a_page_belongs_to_the_first_route_that_reached_it(store: RouteStore) ->
     assert store.claim_page("http://a.test/r#4567", "click-2")  # another page: another claim
 
 
+# -- forms analysed once ----------------------------------------------------------
+
+
+def test_a_form_is_known_once_recorded(store: RouteStore) -> None:
+    assert store.known_forms(["form:a", "form:b"]) == set()
+    store.know_forms(["form:a"])
+    store.know_forms(["form:a", "form:c"])  # again: no error, nothing doubled
+    assert store.known_forms(["form:a", "form:b", "form:c", "form:a"]) == {"form:a", "form:c"}
+    assert store.known_forms([]) == set()
+    many = [f"form:{n}" for n in range(1200)]  # more than one statement's parameters
+    store.know_forms(many)
+    assert store.known_forms(many) == set(many)
+
+
 # -- durability -------------------------------------------------------------------
 
 
@@ -392,6 +406,13 @@ def test_a_claimed_page_stays_claimed_after_a_reopen(backend: Backend) -> None:
     reopened = backend.open()
     assert not reopened.claim_page("http://a.test/r#0123", "click-2")
     assert reopened.claim_page("http://a.test/r#0123", "click-1")
+
+
+def test_known_forms_stay_known_after_a_reopen(backend: Backend) -> None:
+    store = backend.open()
+    store.know_forms(["form:a"])
+    store.close()
+    assert backend.open().known_forms(["form:a", "form:b"]) == {"form:a"}
 
 
 def test_a_link_policy_state_and_route_hints_survive_a_reopen(backend: Backend) -> None:
