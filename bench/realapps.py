@@ -8,7 +8,7 @@ against the app's own data.
 
 The apps are not DeepBot's dependencies, nor this module's at import: install them first,
 
-    pip install datasette sphinx roundup        # or: pip install -r bench/requirements-realapps.txt
+    pip install -r bench/requirements-realapps.txt   # datasette, sphinx, roundup, flask-admin
 
 and an app whose package is missing is reported with that line, not run.
 
@@ -26,6 +26,10 @@ Per app, what a *record* is and what each query should return:
   form only, so stemming merges nothing).
 - ``roundup``: an issue tracker (the ``classic`` template, SQLite) with 400 issues. A record
   is an ``/issueN`` page; truth: the issues whose title has the query's word.
+- ``flask-admin``: the same catalogue as Datasette's (no full-text index) behind a
+  read-only Flask-Admin model view (its search box over title and author, its filter
+  builder over every column), with the ``library`` domain. A record is a details page
+  ``/admin/book/details/?id=N``; truth as for Datasette.
 
 Measures, per app: the forms the crawl judged relevant (the query routes it built, by
 domain and form page), the query routes it ran, **recall** (records the queries should
@@ -34,7 +38,7 @@ return that the crawl stored, by any route, over all of them) and **recall throu
 under), **precision** (of the record pages stored from a query's results, the share that
 the query they were reached under should return), pages fetched per record found, and the
 crawl's wall time. ``--keep DIR`` keeps each crawl's store for ``deepbot status``,
-``deepbot export`` and ``deepbot analyze`` afterwards.
+``deepbot export`` afterwards, and the crawl's output beside it (``NAME.log``).
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 BENCH = Path(__file__).resolve().parent
 DOMAINS = BENCH / "realapps"
@@ -154,7 +158,7 @@ class Prepared:
 
     command: Callable[[int], list[str]]  # the server's command line for a port
     home: str  # path of the home page: the crawl's seed
-    record_of: Callable[[str], str | None]  # a stored page's URL path -> its record, if it is one
+    record_of: Callable[[SplitResult], str | None]  # a stored page's URL -> its record, if it is one
     truth: dict[str, set[str]]  # _query_key(query) -> the records that query should return
     records: int  # records in the app
     cwd: Path | None = None
@@ -219,27 +223,34 @@ def _book_matches(row: tuple[int, str, str, int, str], query: Query) -> bool:
     return all(tests[attribute](value) for attribute, value in query.items() if value)
 
 
-def prepare_datasette(work: Path, queries: list[Query], port: int) -> Prepared:
+def _catalogue(path: Path, *, fts: bool) -> list[tuple[int, str, str, int, str]]:
+    """Write the generated catalogue to a new SQLite file at ``path``; its rows."""
     rows = _books(3000)
-    db_path = work / "library.db"
-    db = sqlite3.connect(db_path)
+    db = sqlite3.connect(path)
     try:
         db.execute("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, author TEXT, year INTEGER,"
                    " genre TEXT)")
         db.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)", rows)
-        # Full-text search as `sqlite-utils enable-fts` sets it up: an external-content FTS5
-        # table naming its table with content="books", which is how Datasette finds it and
-        # shows the table's search box.
-        db.execute('CREATE VIRTUAL TABLE books_fts USING FTS5 (title, author, content="books",'
-                   ' content_rowid="id")')
-        db.execute("INSERT INTO books_fts (books_fts) VALUES ('rebuild')")
+        if fts:
+            # Full-text search as `sqlite-utils enable-fts` sets it up: an external-content FTS5
+            # table naming its table with content="books", which is how Datasette finds it and
+            # shows the table's search box.
+            db.execute('CREATE VIRTUAL TABLE books_fts USING FTS5 (title, author, content="books",'
+                       ' content_rowid="id")')
+            db.execute("INSERT INTO books_fts (books_fts) VALUES ('rebuild')")
         db.commit()
     finally:
         db.close()
+    return rows
+
+
+def prepare_datasette(work: Path, queries: list[Query], port: int) -> Prepared:
+    db_path = work / "library.db"
+    rows = _catalogue(db_path, fts=True)
     truth = {_query_key(q): {f"book {row[0]}" for row in rows if _book_matches(row, q)} for q in queries}
 
-    def record_of(path: str) -> str | None:
-        found = re.fullmatch(r"/library/books/(\d+)", path)
+    def record_of(url: SplitResult) -> str | None:
+        found = re.fullmatch(r"/library/books/(\d+)", url.path)
         return f"book {found[1]}" if found else None
 
     return Prepared(
@@ -309,8 +320,8 @@ def prepare_sphinx(work: Path, queries: list[Query], port: int) -> Prepared:
 
     truth = {_query_key(q): {p for p in pages if matches(p, q)} for q in queries}
 
-    def record_of(url_path: str) -> str | None:
-        page = url_path.removeprefix("/").removesuffix(".html")
+    def record_of(url: SplitResult) -> str | None:
+        page = url.path.removeprefix("/").removesuffix(".html")
         return page if page in pages else None
 
     return Prepared(
@@ -378,14 +389,74 @@ def prepare_roundup(work: Path, queries: list[Query], port: int) -> Prepared:
     truth = {_query_key(q): {f"issue{i}" for i, (title, _, _) in enumerate(issues, 1) if matches(title, q)}
              for q in queries}
 
-    def record_of(path: str) -> str | None:
-        found = re.fullmatch(r"/tracker/(issue\d+)", path)
+    def record_of(url: SplitResult) -> str | None:
+        found = re.fullmatch(r"/tracker/(issue\d+)", url.path)
         return found[1] if found else None
 
     return Prepared(
         command=lambda port: [sys.executable, "-m", "roundup.scripts.roundup_server", *as_user,
                               "-n", "127.0.0.1", "-p", str(port), f"tracker={tracker}"],
         home="/tracker/", record_of=record_of, truth=truth, records=len(issues), ready="/tracker/")
+
+
+# Flask-Admin -------------------------------------------------------------------------------
+
+# Flask-Admin is a library: an app is the few lines that declare a model and its admin
+# view, as its documentation's first example does. This one is read-only (no create, edit
+# or delete), with a details page per row, a search box over title and author and the
+# filter builder over every column; the rest is Flask-Admin's default.
+_FLASK_ADMIN_APP = """
+import sys
+from flask import Flask, redirect
+from flask_admin import Admin
+from flask_admin.contrib.sqla import ModelView
+from flask_sqlalchemy import SQLAlchemy
+
+app = Flask(__name__)
+app.config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + sys.argv[1]
+app.config["SECRET_KEY"] = "realapps-bench"
+db = SQLAlchemy(app)
+
+
+class Book(db.Model):
+    __tablename__ = "books"
+    id = db.Column(db.Integer, primary_key=True)
+    title = db.Column(db.Text)
+    author = db.Column(db.Text)
+    year = db.Column(db.Integer)
+    genre = db.Column(db.Text)
+
+
+class BookView(ModelView):
+    can_create = can_edit = can_delete = False
+    can_view_details = True
+    column_searchable_list = ["title", "author"]
+    column_filters = ["title", "author", "year", "genre"]
+
+
+@app.route("/")
+def home():
+    return redirect("/admin/")
+
+
+Admin(app, name="Library").add_view(BookView(Book, db))
+app.run(host="127.0.0.1", port=int(sys.argv[2]), debug=False)
+"""
+
+
+def prepare_flask_admin(work: Path, queries: list[Query], port: int) -> Prepared:
+    db_path = work / "library.db"
+    rows = _catalogue(db_path, fts=False)
+    (work / "library_admin.py").write_text(_FLASK_ADMIN_APP)
+    truth = {_query_key(q): {f"book {row[0]}" for row in rows if _book_matches(row, q)} for q in queries}
+
+    def record_of(url: SplitResult) -> str | None:
+        ids = parse_qs(url.query).get("id", []) if url.path == "/admin/book/details/" else []
+        return f"book {ids[0]}" if ids else None
+
+    return Prepared(
+        command=lambda port: [sys.executable, str(work / "library_admin.py"), str(db_path), str(port)],
+        home="/", record_of=record_of, truth=truth, records=len(rows), ready="/admin/")
 
 
 # -- crawling and scoring --------------------------------------------------------------------
@@ -450,13 +521,13 @@ class _Hrefs(HTMLParser):
             self.hrefs.extend(value for name, value in attrs if name == "href" and value)
 
 
-def _listed(html: bytes | None, page_url: str, record_of: Callable[[str], str | None]) -> set[str]:
+def _listed(html: bytes | None, page_url: str, record_of: Callable[[SplitResult], str | None]) -> set[str]:
     """The records a stored page links to."""
     if not html:
         return set()
     parser = _Hrefs()
     parser.feed(zlib.decompress(html).decode(errors="replace"))
-    records = (record_of(urlsplit(urljoin(page_url, href)).path) for href in parser.hrefs)
+    records = (record_of(urlsplit(urljoin(page_url, href))) for href in parser.hrefs)
     return {r for r in records if r is not None}
 
 
@@ -485,7 +556,7 @@ def score(app: App, prepared: Prepared, store: Path, output: str, wall: float) -
         stored: set[str] = set()
         listed: dict[str, set[str]] = {}  # query -> records its stored results pages link to
         for final_url, via, query, html in db.execute("SELECT final_url, via, query, html FROM documents"):
-            record = prepared.record_of(urlsplit(final_url).path)
+            record = prepared.record_of(urlsplit(final_url))
             if record is not None:
                 stored.add(record)
                 result.stored_under_query += query is not None
@@ -530,6 +601,8 @@ def run_app(app: App, max_pages: int | None = None, keep: Path | None = None) ->
                 stale.unlink()
         with serving(prepared.command(port), base + prepared.ready, work / "server.log", cwd=prepared.cwd):
             output, wall = crawl(app, base + prepared.home.rstrip("/"), store, max_pages or app.max_pages)
+        if keep:
+            (keep / f"{app.name}.log").write_text(output)
         return score(app, prepared, store, output, wall)
 
 
@@ -540,6 +613,8 @@ APPS = (
         max_pages=1000, timeout=600),
     App("roundup", "roundup", "pip install roundup", DOMAINS / "tracker.yaml", prepare_roundup,
         max_pages=1500, timeout=600),
+    App("flask-admin", "flask_admin", "pip install flask-admin flask-sqlalchemy", DOMAINS / "library.yaml",
+        prepare_flask_admin, max_pages=3000, timeout=900),
 )
 
 
