@@ -31,13 +31,15 @@ Per app, what a *record* is and what each query should return:
   builder over every column), with the ``library`` domain. A record is a details page
   ``/admin/book/details/?id=N``; truth as for Datasette.
 
-Measures, per app: the forms the crawl judged relevant (the query routes it built, by
-domain and form page), the query routes it ran, **recall** (records the queries should
-return that the crawl stored, by any route, over all of them) and **recall through forms**
-(only those stored from a query's results: DeepBot records the query a page was reached
-under), **precision** (of the record pages stored from a query's results, the share that
-the query they were reached under should return), pages fetched per record found, and the
-crawl's wall time. ``--keep DIR`` keeps each crawl's store for ``deepbot status``,
+Measures, per app: the forms the crawl judged relevant (the form pages it built query
+routes on, by domain), the query routes it ran, **recall** (the records the queries should
+return that the crawl stored, by any route, over all of them), **recall via forms** (those
+of them that a query's stored results pages, its answer and its pager's pages, link to),
+**precision** (of the stored records that a query's results pages link to, the share that
+query should return), pages fetched per wanted record stored, and the crawl's wall time.
+The results pages are read for what they list because DeepBot stores a page reached two
+ways once, under its first route: a record the link crawl queued first carries no query.
+``--keep DIR`` keeps each crawl's store, for ``deepbot status`` and
 ``deepbot export`` afterwards, and the crawl's output beside it (``NAME.log``).
 """
 
