@@ -95,9 +95,14 @@ class CrawlConfig(BaseModel):
     dismiss_overlays: bool = Field(
         True, description="answer cookie banners and consent walls, refusing what is optional if they let it"
     )
+    # A feed of 100 items in batches of 10 needs 9 rounds; one that never ends is stopped
+    # by either bound, and the summary says so (it is not "scrolled to the end").
     max_scrolls: int = Field(
-        5, ge=0, description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks"
-    )
+        50, ge=0,
+        description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks")
+    scroll_time: float = Field(
+        25.0, ge=0, description="seconds a page may be scrolled (and its 'Load more' clicked) in all; "
+        "within the route's own bound, of which a quarter is left for reading the page")
 
     @field_validator("topic")
     @classmethod

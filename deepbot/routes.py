@@ -13,7 +13,7 @@ import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -104,6 +104,13 @@ class ScriptElement(_Frozen):
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
 
 
+# Why a page's scrolling (or its "Load more" clicks) stopped: "" not done; "end" a round
+# brought nothing more; "rounds" or "time" its bound stopped it while more still came
+# (max_scrolls, scroll_time); "unsettled" the page still fetched or changed when the wait
+# for a round ran out (a ticker, a slow batch). Only "end" says the listing is complete.
+GrowthStop = Literal["", "end", "rounds", "time", "unsettled"]
+
+
 class PageSnapshot(_Frozen):
     """What the browser showed at the end of a route."""
 
@@ -119,6 +126,9 @@ class PageSnapshot(_Frozen):
     revealed: int = 0  # anchors that appeared when menus were hovered
     scrolled: int = 0  # rounds of scrolling to the end that brought more (infinite scroll)
     more: int = 0  # clicks on a "Load more" button that brought more
+    # Why each of those stopped (GrowthStop): at the end, or cut short by a bound.
+    scroll_stop: GrowthStop = ""
+    more_stop: GrowthStop = ""
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
     headers: dict[str, str] = {}
