@@ -42,6 +42,11 @@ class CrawlConfig(BaseModel):
     # answers page=N+1 with "page N+1", an empty list and "Next" again) per query and form.
     max_result_pages: int | None = Field(
         100, ge=1, description="pages of one query's results followed along their pager (null: no bound)")
+    # A calendar's "next month" whose server answers any month leads on for ever: links in a
+    # row that only move a number or a date in their page's URL are followed this far.
+    max_calendar_steps: int | None = Field(
+        10, ge=0, description="links in a row that only move a number or a date in their page's URL "
+        "(a calendar's 'next month', an archive's ?page=N) followed at most (null: no bound)")
     include: tuple[Regex, ...] = ()  # a URL must match one of these (when given)
     exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
     same_site: bool = True  # only follow links to the seeds' hosts

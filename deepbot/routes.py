@@ -81,6 +81,10 @@ class Route(_Frozen):
     # of its pager (a numbered pager's jumps count one step each); 0 outside results.
     # Pagination costs no depth, so this is what bounds a pager that never ends.
     page: int = 0
+    # Links in a row up to this route that only moved a number or a date in their page's URL
+    # (a calendar's "next month": content/traps.py); bounded by max_calendar_steps, since a
+    # server that answers any month makes such a chain endless.
+    chain: int = 0
     # What the crawl's link policy learned of this route's page from the page that linked
     # it (a structure crawl's class-link, an HMM crawl's belief over the page's level):
     # it travels with the route, so a resumed crawl rates the page as the first run would.

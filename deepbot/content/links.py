@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
+from deepbot.content.traps import chain_step
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -68,6 +69,8 @@ class ObtainedLinks:
 
 # The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
 RESULT_PAGES = "result pages"
+# The reason a link is not followed past max_calendar_steps (ObtainedLinks.skipped).
+CALENDAR_CHAIN = "calendar-like chain"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -140,7 +143,7 @@ def _names_the_query(url: str, query: dict[str, str]) -> bool:
 
 
 def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
-                priority: float = 0.0, hint: str | None = None) -> Route:
+                priority: float = 0.0, hint: str | None = None, chain: int = 0) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
@@ -148,7 +151,8 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
-                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via))
+                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+                 chain=chain)
 
 
 def _page(parent: Route, via: Via) -> int:
@@ -177,6 +181,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+        chain=parent.chain,  # the same page, acted on: a click moves no number in a URL
     )
 
 
@@ -185,7 +190,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  page: str = "", known: Container[str] = frozenset(),
                  priority: Callable[[str, str], float] | None = None,
                  hint: Callable[[str], str | None] | None = None,
-                 max_result_pages: int | None = None) -> ObtainedLinks:
+                 max_result_pages: int | None = None, max_calendar_steps: int | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -201,7 +206,10 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     content.topic; a structure-driven one's, content.structure); a results pager keeps
     its parent's priority. ``hint``: what that policy has each route carry (Route.hint), by
     URL; a results pager carries its parent's. A results pager is not followed from the
-    ``max_result_pages``-th page of the results on (Route.page; None: no bound).
+    ``max_result_pages``-th page of the results on (Route.page; None: no bound). A link
+    that only moves a number or a date of the page's URL (a calendar's "next month") is one
+    more step of a chain (Route.chain, content.traps), followed ``max_calendar_steps``
+    steps at most (None: no bound); a query's own results pager is not such a step.
     """
 
     def rate(via: Via, url: str, text: str) -> float:
@@ -218,6 +226,10 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     in_results = parent.domain is not None
     at_limit = parent.depth >= max_depth
     last_page = max_result_pages is not None and parent.page >= max_result_pages
+    # The results of a query (the form's answer, the pages along its pager: those never
+    # step a chain, which counts from 0 again under each query) page by their own bound.
+    results_page = parent.via is Via.FORM or (parent.via is Via.NEXT and parent.chain == 0)
+    here = canonical_url(page_url)
     seen: set[str] = set()
     for url, text in links:
         decision = scope.decide(url)
@@ -238,8 +250,13 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
         if key in seen or key == parent.key or key in known:
             continue
+        chain = chain_step(parent.chain, here, url, results_pager=via is Via.NEXT and results_page)
+        if max_calendar_steps is not None and chain > max_calendar_steps:
+            out.skip(CALENDAR_CHAIN)
+            continue
         seen.add(key)
-        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url)))
+        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url),
+                                      chain))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
@@ -287,9 +304,11 @@ class ObtainLinks:
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
-                 topic: Topic | None = None, max_result_pages: int | None = None):
+                 topic: Topic | None = None, max_result_pages: int | None = None,
+                 max_calendar_steps: int | None = None):
         self.scope = scope
         self.max_result_pages = max_result_pages
+        self.max_calendar_steps = max_calendar_steps
         self.topic = topic  # a focused crawl's: links are rated by it (best-first)
         self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
@@ -314,7 +333,8 @@ class ObtainLinks:
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known, priority=priority,
-                                hint=ctx.link_hint, max_result_pages=self.max_result_pages)
+                                hint=ctx.link_hint, max_result_pages=self.max_result_pages,
+                                max_calendar_steps=self.max_calendar_steps)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

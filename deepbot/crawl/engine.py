@@ -109,7 +109,8 @@ class Crawler:
         self._policy_saved = time.monotonic()
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots, topic=self.topic,
-                                 max_result_pages=config.max_result_pages)
+                                 max_result_pages=config.max_result_pages,
+                                 max_calendar_steps=config.max_calendar_steps)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         self._processors = processors
         self.chain: PostProcessChain  # built when the crawl opens (an HMM policy trains then)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from deepbot.config import CrawlConfig
-from deepbot.content.links import RESULT_PAGES
+from deepbot.content.links import CALENDAR_CHAIN, RESULT_PAGES
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.stats import CrawlStats
 from deepbot.frontier import RouteState
@@ -19,18 +19,20 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int
     print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts,
                   topic=config.topic, topic_threshold=config.topic_threshold,
                   max_result_pages=config.max_result_pages, max_scrolls=config.max_scrolls,
-                  scroll_time=config.scroll_time))
+                  scroll_time=config.scroll_time, max_calendar_steps=config.max_calendar_steps))
     return 0
 
 
 def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
             forms: Mapping[str, int] | None = None, topic: str | None = None,
             topic_threshold: float = 0.0, max_result_pages: int | None = None,
-            max_scrolls: int | None = None, scroll_time: float | None = None) -> str:
+            max_scrolls: int | None = None, scroll_time: float | None = None,
+            max_calendar_steps: int | None = None) -> str:
     """What the crawl did; ``forms``: the Form Analyzer's counts (FormQueries.counts);
     ``topic``: a focused crawl's, whose harvest rate is reported; ``max_result_pages``,
-    ``max_scrolls``, ``scroll_time``: the bounds on a query's pager and on a page's
-    scrolling, named where they cut something short."""
+    ``max_scrolls``, ``scroll_time``, ``max_calendar_steps``: the bounds on a query's
+    pager, on a page's scrolling and on calendar-like chains, named where they cut
+    something short."""
     lines = [
         f"Crawl finished: {stats.fetched} pages fetched, {stats.stored} documents stored, "
         f"{stats.failed} routes failed ({stats.rate():.1f} pages/s).",
@@ -81,6 +83,11 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
         lines.append(f"Query results cut short: a pager not followed past page {max_result_pages or '?'}"
                      f" ×{stats.skipped[RESULT_PAGES]} (--max-result-pages: pagination costs no depth, so"
                      " this bound is what ends a pager that never does; raise it for longer results).")
+    if stats.skipped[CALENDAR_CHAIN]:
+        steps = "?" if max_calendar_steps is None else max_calendar_steps
+        lines.append(f"Calendar-like chains cut at {steps} steps ×{stats.skipped[CALENDAR_CHAIN]}"
+                     " (links in a row that only move a number or a date in their page's URL, as a calendar's"
+                     " 'next month' whose server answers any month; --max-calendar-steps raises it).")
     if stats.skipped:
         lines.append("Links not followed: " + ", ".join(f"{r} ×{n}" for r, n in stats.skipped.most_common()))
     lines.append(f"Store: {store}  (deepbot status/search/export --store {store})")

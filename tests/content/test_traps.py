@@ -1,0 +1,95 @@
+"""Calendar-like chains: links that only move a number or a date in their page's URL are
+steps of one chain, bounded; other links, and a query's results pager, are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepbot.content.links import CALENDAR_CHAIN, Scope, obtain_links
+from deepbot.content.traps import chain_step, moves_a_number
+from deepbot.routes import Route, Via, route_key
+from deepbot.sequences import navigate_step
+
+SITE = "http://events.test"
+
+
+@pytest.mark.parametrize(("page", "link"), [
+    ("/calendar/2026/11", "/calendar/2026/12"),
+    ("/calendar/2026/12", "/calendar/2027/01"),  # two numbers moved at once: still one step
+    ("/events?month=2026-11", "/events?month=2026-12"),
+    ("/agenda?date=20261127", "/agenda?date=20261128"),
+    ("/blog/?page=4", "/blog/?page=5"),
+    ("/events/week/48", "/events/week/47"),
+    ("/events/2026-W48", "/events/2026-W49"),
+    ("/events/november-2026", "/events/december-2026"),  # a month by its name
+    ("/app/#/day/2026-11-27", "/app/#/day/2026-11-28"),  # a hash-routed app's view
+])
+def test_a_link_that_only_moves_a_number_or_a_date_is_a_step(page: str, link: str) -> None:
+    assert moves_a_number(SITE + page, SITE + link)
+    assert chain_step(3, SITE + page, SITE + link) == 4
+
+
+@pytest.mark.parametrize(("page", "link"), [
+    ("/news/2026/11/27/a-storm", "/news/2026/11/28/the-flood"),  # another article: its words differ
+    ("/calendar/2026/11", "/calendar/2026/11/27"),  # a day of the month: another shape
+    ("/calendar/2026/11", "/calendar/2026/11"),  # the same page
+    ("/about", "/contact"),
+    ("/item/12", "/item/12/reviews"),
+])
+def test_any_other_link_is_not(page: str, link: str) -> None:
+    assert not moves_a_number(SITE + page, SITE + link)
+
+
+def test_a_port_or_an_address_is_no_counter() -> None:
+    assert not moves_a_number("http://127.0.0.1:8001/about", "http://127.0.0.1:8002/about")
+    assert not moves_a_number("http://10.0.0.1/about", "http://10.0.0.2/about")
+
+
+def test_a_detour_keeps_the_count_and_a_page_without_numbers_ends_it() -> None:
+    month, day = f"{SITE}/calendar/2026/11", f"{SITE}/calendar/2026/11/30"
+    assert chain_step(5, month, day) == 5  # a day view of a month on the chain: still on it
+    assert chain_step(5, day, f"{SITE}/calendar/2026/12/01") == 6  # its "next day"
+    assert chain_step(5, month, f"{SITE}/about") == 0
+    assert chain_step(5, f"{SITE}/results?page=2", f"{SITE}/results?page=3", results_pager=True) == 5
+
+
+def _route(url: str, via: Via, chain: int = 0, domain: str | None = None) -> Route:
+    steps = navigate_step(url)
+    return Route(key=route_key(via, url), url=url, via=via, depth=1, steps=steps, program=steps, chain=chain,
+                 domain=domain, query={"title": "java"} if domain else None)
+
+
+def test_a_chain_is_followed_max_calendar_steps_steps_and_no_further() -> None:
+    scope = Scope.build([SITE])
+    links = [(f"{SITE}/calendar/2026/10", "‹ October"), (f"{SITE}/calendar/2026/12", "December ›"),
+             (f"{SITE}/event/31", "Carols"), (f"{SITE}/about", "About us")]
+    page = f"{SITE}/calendar/2026/11"
+    got = obtain_links(_route(page, Via.LINK, chain=9), page, links, [], None, scope, max_depth=50,
+                       max_calendar_steps=10)
+    assert {r.url.removeprefix(SITE): r.chain for r in got.routes} == {
+        "/calendar/2026/10": 10, "/calendar/2026/12": 10, "/event/31": 9, "/about": 0}
+    got = obtain_links(_route(page, Via.LINK, chain=10), page, links, [], None, scope, max_depth=50,
+                       max_calendar_steps=10)
+    assert {r.url.removeprefix(SITE): r.chain for r in got.routes} == {"/event/31": 10, "/about": 0}
+    assert got.skipped == {CALENDAR_CHAIN: 2}
+    # no bound: on it goes
+    got = obtain_links(_route(page, Via.LINK, chain=10), page, links, [], None, scope, max_depth=50)
+    assert len(got.routes) == 4 and not got.skipped
+
+
+def test_a_querys_results_pager_is_no_step_but_a_calendar_under_the_results_is() -> None:
+    scope = Scope.build([SITE])
+    results = _route(f"{SITE}/results?page=2", Via.NEXT, domain="books")
+    got = obtain_links(results, results.url, [(f"{SITE}/results?page=3", "Next »")], [], None, scope,
+                       max_depth=3, max_calendar_steps=0)
+    assert [(r.via, r.chain) for r in got.routes] == [(Via.NEXT, 0)]
+    # a detail page reached from the results, with a calendar: its "Next month" reads as a
+    # pager, and costs no depth, so only this bound stops it
+    detail = _route(f"{SITE}/calendar/2026/11", Via.LINK, domain="books")
+    got = obtain_links(detail, detail.url, [(f"{SITE}/calendar/2026/12", "Next month ›")], [], None, scope,
+                       max_depth=3, max_calendar_steps=3)
+    ((step,),) = [got.routes]
+    assert step.via is Via.NEXT and step.chain == 1
+    got = obtain_links(step, step.url, [(f"{SITE}/calendar/2027/01", "Next month ›")], [], None, scope,
+                       max_depth=3, max_calendar_steps=3)
+    assert [r.chain for r in got.routes] == [2]

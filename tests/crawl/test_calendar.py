@@ -1,0 +1,48 @@
+"""A calendar whose "next month" never ends, and a news archive whose ?page=N never does:
+a crawl follows each such chain max_calendar_steps links, stores every real page, and
+says what it cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from deepbot.config import CrawlConfig
+from deepbot.crawl.engine import Crawler
+from deepbot.crawl.runner import summary
+from fixtures.server import FixtureServer
+from fixtures.sites import events
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _path(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+async def test_a_calendar_that_never_ends_is_followed_ten_steps(site: FixtureServer, tmp_path: Path) -> None:
+    # Deep enough for the chains to lead on to max_pages (120) without a bound.
+    config = CrawlConfig(seeds=(site.url("/events/"),), store=tmp_path / "events.sqlite", workers=2, depth=50,
+                         max_pages=120, settle_timeout=2.0)
+    async with Crawler(config) as crawler:
+        documents = [doc async for doc in crawler.run()]
+        stats, counts = crawler.stats, crawler.frontier.counts()
+        assert crawler.frontier.failures() == {}
+    stored = {_path(d.final_url) for d in documents}
+    assert stored >= events.REAL_PAGES
+    months = {p for p in stored if p.startswith("/events/calendar/2")}
+    # A month reached by another link (an event's page; "This month", November 2026, which
+    # leads to October and December) starts a chain ten "‹"/"›" links long: the earliest,
+    # October 2026, leads back to December 2025; the latest, March 2027 (the spring open
+    # studios, three links from the front page, where the calendar is five), on to January 2028
+    assert months == {f"/events/calendar/{2025 + n // 12}/{n % 12 + 1:02d}" for n in range(11, 37)}
+    news = {p for p in stored if p.startswith("/events/news?page=")}
+    # "Older news ›" from /events/news (no number: no step), then ten steps
+    assert news == {f"/events/news?page={n}" for n in range(2, 13)}
+    assert stats.fetched < 60 and stats.skipped["calendar-like chain"] == 3
+    said = summary(stats, counts, "events.sqlite", max_calendar_steps=10)
+    assert "Calendar-like chains cut at 10 steps ×3 (links in a row that only move a number or a date" in said
+    assert "--max-calendar-steps raises it" in said
