@@ -189,7 +189,8 @@ async (given) => {
   // Bounded by rounds (maxScrolls) and by time (scrollTime ms, shared with "Load more"
   // below): how it stopped is returned, so a feed cut short is never said to be complete.
   // "end": a round brought nothing; "rounds", "time": a bound stopped it while more still
-  // came; "unsettled": the page was still fetching or changing when the wait ran out.
+  // came; "unsettled": the page was still fetching or changing when the wait ran out
+  // after it had grown (one that never grew, a sticky header beside a ticker, is no feed).
   let scrolled = 0, scrollStop = "";
   const net = window.__deepbotNet;
   const deadline = performance.now() + (opts.scrollTime ?? Infinity);
@@ -222,7 +223,7 @@ async (given) => {
       if (grew) scrolled++;
       // a feed that never goes quiet (polling, a ticker) ends the rounds; so does a batch
       // still being fetched when the wait ran out (the time bound's, or fetch_wait's)
-      if (!calm) { scrollStop = leftMs() <= 0 ? "time" : "unsettled"; break; }
+      if (!calm) { scrollStop = leftMs() <= 0 ? "time" : scrolled ? "unsettled" : ""; break; }
       if (!grew) { scrollStop = "end"; break; }
     }
     if (panel) panel.scrollTop = 0;
@@ -264,7 +265,7 @@ async (given) => {
         const calm = await net.settle(since, opts.scrollQuiet, Math.max(1, Math.min(fetches.limit, leftMs())), true);
         const grew = root.scrollHeight > height || document.links.length > links;
         if (grew) more++;
-        if (!calm) { moreStop = leftMs() <= 0 ? "time" : "unsettled"; break; }
+        if (!calm) { moreStop = leftMs() <= 0 ? "time" : more ? "unsettled" : ""; break; }
         if (!grew) { moreStop = more ? "end" : ""; break; }
       }
     } finally {
