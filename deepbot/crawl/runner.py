@@ -100,11 +100,11 @@ def _cut_short(work: Mapping[str, int], what: str, max_scrolls: int | None, scro
     restless page stopped, by why, with the flag that raises each bound; "" if none."""
     rounds = f"{max_scrolls} rounds a page" if max_scrolls is not None else "its rounds"
     seconds = f"{scroll_time:g} s a page" if scroll_time is not None else "its time"
-    why = {"rounds": f"by the round bound ({rounds}, --max-scrolls raises it)",
-           "time": f"by the time bound ({seconds}, --scroll-time raises it; so does a longer route_timeout,"
-                   " a quarter of which is kept for reading the page)",
-           "unsettled": "while the page still fetched or changed when the wait for a round ran out"}
-    said = [f"{reason} ×{work[f'{what} cut: {stop}']}" for stop, reason in why.items()
+    why = {"rounds": ("by the round bound", f" ({rounds}: --max-scrolls raises it)"),
+           "time": ("by the time bound", f" ({seconds}: --scroll-time raises it; so does a longer"
+                    " route_timeout, a quarter of which is kept for reading the page)"),
+           "unsettled": ("while the page still fetched or changed", " (when the wait for a round ran out)")}
+    said = [f"{reason} ×{work[f'{what} cut: {stop}']}{detail}" for stop, (reason, detail) in why.items()
             if work[f"{what} cut: {stop}"]]
     if not said:
         return ""

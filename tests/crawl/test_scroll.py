@@ -172,9 +172,9 @@ def test_scrolling_leaves_a_quarter_of_the_route_bound() -> None:
 @pytest.mark.parametrize(("flags", "said", "posts"), [
     ((), "In pages: scrolled to the end ×1 (9 rounds)", 100),
     (("--max-scrolls", "3"), "Listings cut short (those pages may hold more): scrolling stopped by the"
-     " round bound (3 rounds a page, --max-scrolls raises it) ×1.", 40),
+     " round bound ×1 (3 rounds a page: --max-scrolls raises it).", 40),
     (("--scroll-time", "1"),
-     "scrolling stopped by the time bound (1 s a page, --scroll-time raises it", None),
+     "scrolling stopped by the time bound ×1 (1 s a page: --scroll-time raises it", None),
 ])
 def test_the_summary_tells_a_feed_read_to_its_end_from_one_cut_short(
         site: FixtureServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
