@@ -85,6 +85,7 @@ class Route(_Frozen):
     # (a calendar's "next month": content/traps.py); bounded by max_calendar_steps, since a
     # server that answers any month makes such a chain endless.
     chain: int = 0
+    chain_axis: int = -1  # which number of the URL the last such link moved (-1: it was no such link)
     # What the crawl's link policy learned of this route's page from the page that linked
     # it (a structure crawl's class-link, an HMM crawl's belief over the page's level):
     # it travels with the route, so a resumed crawl rates the page as the first run would.

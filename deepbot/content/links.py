@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
-from deepbot.content.traps import chain_step
+from deepbot.content.traps import Chain, chain_step
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -69,8 +69,10 @@ class ObtainedLinks:
 
 # The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
 RESULT_PAGES = "result pages"
-# The reason a link is not followed past max_calendar_steps (ObtainedLinks.skipped).
+# The reasons a link is not followed past max_calendar_steps, or because it turns such a
+# chain (a "next year" on a page a "next month" led to; ObtainedLinks.skipped).
 CALENDAR_CHAIN = "calendar-like chain"
+CALENDAR_TURN = "calendar-like chain turned"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -143,7 +145,7 @@ def _names_the_query(url: str, query: dict[str, str]) -> bool:
 
 
 def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
-                priority: float = 0.0, hint: str | None = None, chain: int = 0) -> Route:
+                priority: float = 0.0, hint: str | None = None, chain: Chain | None = None) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
@@ -152,7 +154,7 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
                  domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
-                 chain=chain)
+                 chain=chain.steps if chain else 0, chain_axis=chain.axis if chain else -1)
 
 
 def _page(parent: Route, via: Via) -> int:
@@ -181,7 +183,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
-        chain=parent.chain,  # the same page, acted on: a click moves no number in a URL
+        chain=parent.chain, chain_axis=parent.chain_axis,  # the same page, acted on: no URL moved
     )
 
 
@@ -209,7 +211,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     ``max_result_pages``-th page of the results on (Route.page; None: no bound). A link
     that only moves a number or a date of the page's URL (a calendar's "next month") is one
     more step of a chain (Route.chain, content.traps), followed ``max_calendar_steps``
-    steps at most (None: no bound); a query's own results pager is not such a step.
+    steps at most, and not where it turns to move another number (None: no bound); a
+    query's own results pager is not such a step.
     """
 
     def rate(via: Via, url: str, text: str) -> float:
@@ -250,9 +253,10 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
         if key in seen or key == parent.key or key in known:
             continue
-        chain = chain_step(parent.chain, here, url, results_pager=via is Via.NEXT and results_page)
-        if max_calendar_steps is not None and chain > max_calendar_steps:
-            out.skip(CALENDAR_CHAIN)
+        chain = chain_step(Chain(parent.chain, parent.chain_axis), here, url,
+                           results_pager=via is Via.NEXT and results_page)
+        if max_calendar_steps is not None and (chain.turned or chain.steps > max_calendar_steps):
+            out.skip(CALENDAR_TURN if chain.turned else CALENDAR_CHAIN)
             continue
         seen.add(key)
         out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url),

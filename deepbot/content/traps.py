@@ -4,14 +4,16 @@ A calendar's "next month" (``/calendar/2026/11`` → ``/calendar/2026/12`` →
 ``/calendar/2027/01``), a day view's "next day" (``?date=20261127``), a week's
 (``/events/week/48``), an archive's ``?page=N``: the server answers any value, so the
 links never end. As Heritrix and Nutch bound such paths, DeepBot follows a chain of such
-steps a few links long (``CrawlConfig.max_calendar_steps``). The test is on the URL's
-shape alone, not on words such as "calendar": the same URL with its numbers (and month
-names) masked, and a different number somewhere. Pure functions, no browser.
+steps a few links long (``CrawlConfig.max_calendar_steps``), and along one number only.
+The test is on the URL's shape alone, not on words such as "calendar": the same URL with
+its numbers (and month names) masked, and a different number somewhere. Pure functions,
+no browser.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 # A number, or a month's name or its abbreviation standing alone ("/events/november-2026").
@@ -29,12 +31,21 @@ def shape(url: str) -> tuple[str, tuple[str, ...]]:
     return f"{parts.scheme}://{parts.netloc}{_MOVING.sub('#', rest)}", tokens
 
 
-def moves_a_number(page_url: str, url: str) -> bool:
-    """Whether ``url`` is ``page_url`` with only a number or a date moved: the same shape,
-    other values. Both canonical (routes.canonical_url: the query's order does not count)."""
+def moved(page_url: str, url: str) -> int | None:
+    """Which number ``url`` moves of ``page_url``'s when it is that URL with only numbers or
+    dates moved (the same shape, other values): the position of the last that differs, so
+    December 2026 → January 2027 moves the month as November → December does. None when it
+    is no such step. Both canonical (routes.canonical_url: the query's order does not count)."""
     template, values = shape(page_url)
-    other, moved = shape(url)
-    return bool(values) and template == other and values != moved
+    other, values_there = shape(url)
+    if not values or template != other or values == values_there:
+        return None
+    return max(n for n, (a, b) in enumerate(zip(values, values_there, strict=True)) if a != b)
+
+
+def moves_a_number(page_url: str, url: str) -> bool:
+    """Whether ``url`` is ``page_url`` with only a number or a date moved."""
+    return moved(page_url, url) is not None
 
 
 def has_numbers(url: str) -> bool:
@@ -42,19 +53,31 @@ def has_numbers(url: str) -> bool:
     return bool(shape(url)[1])
 
 
-def chain_step(parent_chain: int, page_url: str, url: str, *, results_pager: bool = False) -> int:
-    """How long a calendar-like chain is at the page ``url``, linked from the page at
-    ``page_url`` whose route's chain was ``parent_chain``.
+class Chain(NamedTuple):
+    """Where a route stands on a calendar-like chain (Route.chain, Route.chain_axis)."""
 
-    A link that only moves a number of its page's URL is one more step. A link elsewhere
-    to a URL with numbers keeps the count: a calendar's day views (another shape) link to
-    their month again and step on from there, and a detour through them must not start a
-    new chain. A link to a URL without any (the site's "About", a calendar's "Today")
-    ends it. ``results_pager``: the step is a query's results pager, which has its own
-    bound (max_result_pages): it keeps the count as it is.
+    steps: int = 0  # links in a row that only moved a number or a date
+    axis: int = -1  # which number the last of them moved (moved()); -1: the last link was no step
+    turned: bool = False  # the last link moved another number than the step before it
+
+
+def chain_step(parent: Chain, page_url: str, url: str, *, results_pager: bool = False) -> Chain:
+    """Where the page ``url`` stands on a calendar-like chain, linked from the page at
+    ``page_url`` whose route stood at ``parent``.
+
+    A link that only moves a number of its page's URL is one more step. On a page a step
+    led to, one that moves another number has turned: a "next year" beside the "next
+    month" that led here (a crawl bounds those: followed, they walk across a calendar,
+    every month within so many month-or-year links, 221 for 10, not along it). A link
+    elsewhere to a URL with numbers keeps the count: a calendar's day views (another
+    shape) link to their month again and step on from there, and a detour through them
+    must not start a new chain. A link to a URL without any (the site's "About", a
+    calendar's "Today") ends it. ``results_pager``: the step is a query's results pager,
+    which has its own bound (max_result_pages): it keeps the count as it is.
     """
     if results_pager:
-        return parent_chain
-    if moves_a_number(page_url, url):
-        return parent_chain + 1
-    return parent_chain if has_numbers(url) else 0
+        return Chain(parent.steps)
+    axis = moved(page_url, url)
+    if axis is not None:
+        return Chain(parent.steps + 1, axis, turned=parent.axis >= 0 and axis != parent.axis)
+    return Chain(parent.steps if has_numbers(url) else 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from deepbot.config import CrawlConfig
-from deepbot.content.links import CALENDAR_CHAIN, RESULT_PAGES
+from deepbot.content.links import CALENDAR_CHAIN, CALENDAR_TURN, RESULT_PAGES
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.stats import CrawlStats
 from deepbot.frontier import RouteState
@@ -83,11 +83,15 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
         lines.append(f"Query results cut short: a pager not followed past page {max_result_pages or '?'}"
                      f" ×{stats.skipped[RESULT_PAGES]} (--max-result-pages: pagination costs no depth, so"
                      " this bound is what ends a pager that never does; raise it for longer results).")
-    if stats.skipped[CALENDAR_CHAIN]:
+    if stats.skipped[CALENDAR_CHAIN] or stats.skipped[CALENDAR_TURN]:
         steps = "?" if max_calendar_steps is None else max_calendar_steps
-        lines.append(f"Calendar-like chains cut at {steps} steps ×{stats.skipped[CALENDAR_CHAIN]}"
-                     " (links in a row that only move a number or a date in their page's URL, as a calendar's"
-                     " 'next month' whose server answers any month; --max-calendar-steps raises it).")
+        long, turned = stats.skipped[CALENDAR_CHAIN], stats.skipped[CALENDAR_TURN]
+        cut = [f"cut at {steps} steps ×{long}"] if long else []
+        cut += [f"turned ×{turned}"] if turned else []
+        lines.append(f"Calendar-like chains {' and '.join(cut)} (links in a row that only move a number or a"
+                     " date in their page's URL, as a calendar's 'next month' whose server answers any month,"
+                     " followed along one number: not a 'next year' on a page a 'next month' led to;"
+                     " --max-calendar-steps raises the steps).")
     if stats.skipped:
         lines.append("Links not followed: " + ", ".join(f"{r} ×{n}" for r, n in stats.skipped.most_common()))
     lines.append(f"Store: {store}  (deepbot status/search/export --store {store})")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.content.links import CALENDAR_CHAIN, Scope, obtain_links
-from deepbot.content.traps import chain_step, moves_a_number
+from deepbot.content.links import CALENDAR_CHAIN, CALENDAR_TURN, Scope, obtain_links
+from deepbot.content.traps import Chain, chain_step, moves_a_number
 from deepbot.routes import Route, Via, route_key
 from deepbot.sequences import navigate_step
 
@@ -26,7 +26,7 @@ SITE = "http://events.test"
 ])
 def test_a_link_that_only_moves_a_number_or_a_date_is_a_step(page: str, link: str) -> None:
     assert moves_a_number(SITE + page, SITE + link)
-    assert chain_step(3, SITE + page, SITE + link) == 4
+    assert chain_step(Chain(3), SITE + page, SITE + link).steps == 4
 
 
 @pytest.mark.parametrize(("page", "link"), [
@@ -47,16 +47,27 @@ def test_a_port_or_an_address_is_no_counter() -> None:
 
 def test_a_detour_keeps_the_count_and_a_page_without_numbers_ends_it() -> None:
     month, day = f"{SITE}/calendar/2026/11", f"{SITE}/calendar/2026/11/30"
-    assert chain_step(5, month, day) == 5  # a day view of a month on the chain: still on it
-    assert chain_step(5, day, f"{SITE}/calendar/2026/12/01") == 6  # its "next day"
-    assert chain_step(5, month, f"{SITE}/about") == 0
-    assert chain_step(5, f"{SITE}/results?page=2", f"{SITE}/results?page=3", results_pager=True) == 5
+    assert chain_step(Chain(5, 1), month, day) == Chain(5)  # a day view of a month on the chain: on it
+    assert chain_step(Chain(5), day, f"{SITE}/calendar/2026/12/01") == Chain(6, 2)  # its "next day"
+    assert chain_step(Chain(5, 1), month, f"{SITE}/about") == Chain(0)
+    pager = chain_step(Chain(5), f"{SITE}/results?page=2", f"{SITE}/results?page=3", results_pager=True)
+    assert pager == Chain(5)
 
 
-def _route(url: str, via: Via, chain: int = 0, domain: str | None = None) -> Route:
+def test_a_chain_moves_one_number_and_turns_where_a_link_moves_another() -> None:
+    nov, dec = f"{SITE}/calendar/2026/11", f"{SITE}/calendar/2026/12"
+    # the month, whether or not the year moves with it; the year alone
+    assert chain_step(Chain(), nov, dec) == Chain(1, 1)
+    assert chain_step(Chain(1, 1), dec, f"{SITE}/calendar/2027/01") == Chain(2, 1)
+    assert chain_step(Chain(1, 1), dec, f"{SITE}/calendar/2027/12") == Chain(2, 0, turned=True)
+    # from a page no step led to, any way is the start of a chain
+    assert chain_step(Chain(), nov, f"{SITE}/calendar/2027/11") == Chain(1, 0)
+
+
+def _route(url: str, via: Via, chain: int = 0, domain: str | None = None, axis: int = -1) -> Route:
     steps = navigate_step(url)
     return Route(key=route_key(via, url), url=url, via=via, depth=1, steps=steps, program=steps, chain=chain,
-                 domain=domain, query={"title": "java"} if domain else None)
+                 chain_axis=axis, domain=domain, query={"title": "java"} if domain else None)
 
 
 def test_a_chain_is_followed_max_calendar_steps_steps_and_no_further() -> None:
@@ -75,6 +86,13 @@ def test_a_chain_is_followed_max_calendar_steps_steps_and_no_further() -> None:
     # no bound: on it goes
     got = obtain_links(_route(page, Via.LINK, chain=10), page, links, [], None, scope, max_depth=50)
     assert len(got.routes) == 4 and not got.skipped
+    # a page "December ›" led to: its "2027 »" turns the chain
+    years = [(f"{SITE}/calendar/2025/11", "« 2025"), (f"{SITE}/calendar/2027/11", "2027 »")]
+    got = obtain_links(_route(page, Via.LINK, chain=1, axis=1), page, links[:2] + years, [], None, scope,
+                       max_depth=50, max_calendar_steps=10)
+    assert {r.url.removeprefix(SITE): (r.chain, r.chain_axis) for r in got.routes} == {
+        "/calendar/2026/10": (2, 1), "/calendar/2026/12": (2, 1)}
+    assert got.skipped == {CALENDAR_TURN: 2}
 
 
 def test_a_querys_results_pager_is_no_step_but_a_calendar_under_the_results_is() -> None:

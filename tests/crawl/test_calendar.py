@@ -45,4 +45,29 @@ async def test_a_calendar_that_never_ends_is_followed_ten_steps(site: FixtureSer
     assert stats.fetched < 60 and stats.skipped["calendar-like chain"] == 3
     said = summary(stats, counts, "events.sqlite", max_calendar_steps=10)
     assert "Calendar-like chains cut at 10 steps ×3 (links in a row that only move a number or a date" in said
-    assert "--max-calendar-steps raises it" in said
+    assert "--max-calendar-steps raises the steps" in said
+
+
+async def test_a_calendar_that_also_links_years_is_followed_along_not_across(tmp_path: Path) -> None:
+    # "« 2025" and "2027 »" beside "‹"/"›": ten steps along every path would be every month
+    # within ten month-or-year links (221 around each month a chain starts from), and the
+    # crawl would run to max_pages (300). Along one number: ten each way from each start.
+    with FixtureServer(options={"events_years": True}) as site:
+        config = CrawlConfig(seeds=(site.url("/events/"),), store=tmp_path / "events.sqlite", workers=2,
+                             depth=50, max_pages=300, settle_timeout=2.0)
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            stats = crawler.stats
+            assert crawler.frontier.failures() == {}
+    stored = {_path(d.final_url) for d in documents}
+    assert stored >= events.REAL_PAGES
+    assert stats.fetched < 150 and stats.skipped["calendar-like chain turned"] > 0
+    # Every month is ten steps at most along the months or along the years from a month a
+    # chain may start from: one a page without a date links ("This month"'s four), or an event's.
+    starts = {(2026, 10), (2026, 12), (2025, 11), (2027, 11)}
+    starts |= {(y, m) for _, y, m, _ in events.EVENTS.values()}
+    for path in stored:
+        if path.startswith("/events/calendar/2"):
+            year, month = map(int, path.split("/")[3:5])
+            assert any((month == m and abs(year - y) <= 10) or abs(12 * (year - y) + month - m) <= 10
+                       for y, m in starts), path
