@@ -59,9 +59,12 @@ async def test_a_calendar_that_also_links_years_is_followed_along_not_across(tmp
             documents = [doc async for doc in crawler.run()]
             stats = crawler.stats
             assert crawler.frontier.failures() == {}
+            said = summary(stats, crawler.frontier.counts(), "events.sqlite", max_calendar_steps=10)
     stored = {_path(d.final_url) for d in documents}
     assert stored >= events.REAL_PAGES
-    assert stats.fetched < 150 and stats.skipped["calendar-like chain turned"] > 0
+    long, turned = stats.skipped["calendar-like chain"], stats.skipped["calendar-like chain turned"]
+    assert stats.fetched < 150 and turned > 0
+    assert f"Calendar-like chains cut at 10 steps ×{long} and turned ×{turned} (" in said
     # Every month is ten steps at most along the months or along the years from a month a
     # chain may start from: one a page without a date links ("This month"'s four), or an event's.
     starts = {(2026, 10), (2026, 12), (2025, 11), (2027, 11)}
