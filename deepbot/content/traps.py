@@ -13,6 +13,7 @@ no browser.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,7 @@ _MOVING = re.compile(
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?![a-z])", re.I)
 
 
+@lru_cache(maxsize=4_096)  # a page's URL is compared with each of its new links
 def shape(url: str) -> tuple[str, tuple[str, ...]]:
     """The URL with its numbers and month names masked (its scheme and host kept as they
     are: a port or an address is no counter), and those numbers and names in order."""
