@@ -195,6 +195,7 @@ async (given) => {
   const net = window.__deepbotNet;
   const deadline = performance.now() + (opts.scrollTime ?? Infinity);
   const leftMs = () => deadline - performance.now();
+  const roundWait = () => Math.max(1, Math.min(fetches ? fetches.limit : 0, leftMs()));  // a round's wait
   const watched = net && (net.scrollHooks || window.onscroll || document.onscroll);
   if (opts.maxScrolls > 0 && watched && fetches && fetches.limit > 0) {
     const scrolls = (el) => el.scrollHeight > el.clientHeight + 1;
@@ -218,7 +219,7 @@ async (given) => {
       const height = panel.scrollHeight, links = document.links.length;
       const since = performance.timeOrigin + performance.now();
       panel.scrollTop = height;
-      const calm = await net.settle(since, opts.scrollQuiet, Math.max(1, Math.min(fetches.limit, leftMs())), true);
+      const calm = await net.settle(since, opts.scrollQuiet, roundWait(), true);
       const grew = panel.scrollHeight > height || document.links.length > links;
       if (grew) scrolled++;
       // a feed that never goes quiet (polling, a ticker) ends the rounds; so does a batch
@@ -262,7 +263,7 @@ async (given) => {
         const height = root.scrollHeight, links = document.links.length;
         const since = performance.timeOrigin + performance.now();
         button.click();
-        const calm = await net.settle(since, opts.scrollQuiet, Math.max(1, Math.min(fetches.limit, leftMs())), true);
+        const calm = await net.settle(since, opts.scrollQuiet, roundWait(), true);
         const grew = root.scrollHeight > height || document.links.length > links;
         if (grew) more++;
         if (!calm) { moreStop = leftMs() <= 0 ? "time" : more ? "unsettled" : ""; break; }
