@@ -98,7 +98,6 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
     return "\n".join(lines)
 
 
-
 def _cut_short(work: Mapping[str, int], what: str, max_scrolls: int | None, scroll_time: float | None) -> str:
     """The pages whose scrolling (``what``: "scroll") or "Load more" clicks a bound or a
     restless page stopped, by why, with the flag that raises each bound; "" if none."""
