@@ -85,7 +85,10 @@ class Route(_Frozen):
     # (a calendar's "next month": content/traps.py); bounded by max_calendar_steps, since a
     # server that answers any month makes such a chain endless.
     chain: int = 0
-    chain_axis: int = -1  # which number of the URL the last such link moved (-1: it was no such link)
+    # Which number of the URL the last such link moved: -1 it was no such link, -2 it was
+    # the pager of a query's results (content/traps.py); None: a route queued before chains
+    # were counted (a resumed crawl), for which a pager's page is a results page as it was.
+    chain_axis: int | None = None
     # What the crawl's link policy learned of this route's page from the page that linked
     # it (a structure crawl's class-link, an HMM crawl's belief over the page's level):
     # it travels with the route, so a resumed crawl rates the page as the first run would.

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
-from deepbot.content.traps import Chain, chain_step
+from deepbot.content.traps import RESULTS, Chain, chain_step
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -157,6 +157,19 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
                  chain=chain.steps if chain else 0, chain_axis=chain.axis if chain else -1)
 
 
+def _chain(route: Route) -> Chain:
+    """Where ``route`` stands on a calendar-like chain (content.traps)."""
+    return Chain(route.chain, -1 if route.chain_axis is None else route.chain_axis)
+
+
+def _shows_results(route: Route) -> bool:
+    """Whether ``route``'s page is a query's results: the form's answer, or a page along
+    its pager (queued before chains were counted: any pager's page, as then)."""
+    if route.via is Via.FORM:
+        return True
+    return route.via is Via.NEXT and (route.chain_axis == RESULTS or route.chain_axis is None)
+
+
 def _page(parent: Route, via: Via) -> int:
     """Route.page of a child: one page further into the results along their pager."""
     return parent.page + 1 if via is Via.NEXT else 0
@@ -164,14 +177,17 @@ def _page(parent: Route, via: Via) -> int:
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
                  via: Via = Via.SCRIPT, key: str | None = None, priority: float = 0.0,
-                 hint: str | None = None) -> Route:
+                 hint: str | None = None, chain: Chain | None = None) -> Route:
     """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
     chooses its option (a jump menu).
 
     ``page`` is the page_identity() of that page: the same action on the same page
     reached twice is one route. ``key``: another identity for the route (a pager's
-    numbered page, the same whichever page its button was clicked on).
+    numbered page, the same whichever page its button was clicked on). ``chain``: where it
+    stands on a calendar-like chain (content.traps); by default where ``parent`` does, as
+    a click moves no number in a URL.
     """
+    chain = chain or _chain(parent)
     if script.option is None:
         action = click_step(script.selector)
     else:
@@ -183,7 +199,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
-        chain=parent.chain, chain_axis=parent.chain_axis,  # the same page, acted on: no URL moved
+        chain=chain.steps, chain_axis=chain.axis,
     )
 
 
@@ -229,9 +245,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     in_results = parent.domain is not None
     at_limit = parent.depth >= max_depth
     last_page = max_result_pages is not None and parent.page >= max_result_pages
-    # The results of a query (the form's answer, the pages along its pager: those never
-    # step a chain, which counts from 0 again under each query) page by their own bound.
-    results_page = parent.via is Via.FORM or (parent.via is Via.NEXT and parent.chain == 0)
+    # The results of a query (the form's answer, the pages along its pager) page by their
+    # own bound: their pager is no step of a calendar-like chain.
+    results_page = _shows_results(parent)
     here = canonical_url(page_url)
     seen: set[str] = set()
     for url, text in links:
@@ -253,7 +269,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
         if key in seen or key == parent.key or key in known:
             continue
-        chain = chain_step(Chain(parent.chain, parent.chain_axis), here, url,
+        chain = chain_step(_chain(parent), here, url,
                            results_pager=via is Via.NEXT and results_page)
         if max_calendar_steps is not None and (chain.turned or chain.steps > max_calendar_steps):
             out.skip(CALENDAR_TURN if chain.turned else CALENDAR_CHAIN)
@@ -280,9 +296,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 out.skip(RESULT_PAGES)
                 continue
             numbered = pager.get(script.selector)
+            paging = via is Via.NEXT and results_page  # the results shown in place: no URL moves
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
                                  key=route_key(via, page_url, numbered) if numbered else None,
-                                 priority=rate(via, page_url, script.text), hint=note(via, page_url))
+                                 priority=rate(via, page_url, script.text), hint=note(via, page_url),
+                                 chain=Chain(parent.chain, RESULTS) if paging else None)
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)

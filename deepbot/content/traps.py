@@ -55,12 +55,28 @@ def has_numbers(url: str) -> bool:
     return bool(shape(url)[1])
 
 
+# Chain.axis of a query's results page reached along its pager: no step, since the pager
+# has its own bound (max_result_pages), and the page's own "Next" pages the results too.
+RESULTS = -2
+
+
 class Chain(NamedTuple):
     """Where a route stands on a calendar-like chain (Route.chain, Route.chain_axis)."""
 
     steps: int = 0  # links in a row that only moved a number or a date
-    axis: int = -1  # which number the last of them moved (moved()); -1: the last link was no step
+    # which number the last of them moved (moved()); -1: the last link was no step;
+    # RESULTS: it was a query's results pager
+    axis: int = -1
     turned: bool = False  # the last link moved another number than the step before it
+
+
+def stays(page_url: str, url: str) -> bool:
+    """Whether a results pager's link stays with the results: the same path, one under it
+    (``/search/java`` → ``/search/java/page/2``; ``/?s=java`` → ``/page/2/?s=java``), or
+    the page's URL with a number moved (``…/page/2`` → ``…/page/3``). A calendar beside the
+    results whose "Next month ›" reads as a pager goes elsewhere (``/calendar/2026/12``)."""
+    here, there = urlsplit(page_url).path, urlsplit(url).path
+    return there == here or there.startswith(here.rstrip("/") + "/") or moves_a_number(page_url, url)
 
 
 def chain_step(parent: Chain, page_url: str, url: str, *, results_pager: bool = False) -> Chain:
@@ -74,11 +90,12 @@ def chain_step(parent: Chain, page_url: str, url: str, *, results_pager: bool = 
     elsewhere to a URL with numbers keeps the count: a calendar's day views (another
     shape) link to their month again and step on from there, and a detour through them
     must not start a new chain. A link to a URL without any (the site's "About", a
-    calendar's "Today") ends it. ``results_pager``: the step is a query's results pager,
-    which has its own bound (max_result_pages): it keeps the count as it is.
+    calendar's "Today") ends it. ``results_pager``: the link reads as the pager of the
+    query's results ``page_url`` shows; where it stays with them (stays()) it is no step,
+    the pager having its own bound (max_result_pages), and the count stays as it is.
     """
-    if results_pager:
-        return Chain(parent.steps)
+    if results_pager and stays(page_url, url):
+        return Chain(parent.steps, RESULTS)
     axis = moved(page_url, url)
     if axis is not None:
         return Chain(parent.steps + 1, axis, turned=parent.axis >= 0 and axis != parent.axis)

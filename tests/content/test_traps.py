@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from deepbot.content.links import CALENDAR_CHAIN, CALENDAR_TURN, Scope, obtain_links
-from deepbot.content.traps import Chain, chain_step, moves_a_number
+from deepbot.content.traps import RESULTS, Chain, chain_step, moves_a_number
 from deepbot.routes import Route, Via, route_key
 from deepbot.sequences import navigate_step
 
@@ -51,7 +51,7 @@ def test_a_detour_keeps_the_count_and_a_page_without_numbers_ends_it() -> None:
     assert chain_step(Chain(5), day, f"{SITE}/calendar/2026/12/01") == Chain(6, 2)  # its "next day"
     assert chain_step(Chain(5, 1), month, f"{SITE}/about") == Chain(0)
     pager = chain_step(Chain(5), f"{SITE}/results?page=2", f"{SITE}/results?page=3", results_pager=True)
-    assert pager == Chain(5)
+    assert pager == Chain(5, RESULTS)
 
 
 def test_a_chain_moves_one_number_and_turns_where_a_link_moves_another() -> None:
@@ -97,10 +97,29 @@ def test_a_chain_is_followed_max_calendar_steps_steps_and_no_further() -> None:
 
 def test_a_querys_results_pager_is_no_step_but_a_calendar_under_the_results_is() -> None:
     scope = Scope.build([SITE])
-    results = _route(f"{SITE}/results?page=2", Via.NEXT, domain="books")
-    got = obtain_links(results, results.url, [(f"{SITE}/results?page=3", "Next »")], [], None, scope,
+    form = _route(f"{SITE}/search.do", Via.FORM, domain="books")
+    # the pager's links, wherever they lead along the results: no step
+    pagers = [f"{SITE}/search.do?page=2", f"{SITE}/search.do/page/2"]
+    got = obtain_links(form, f"{SITE}/search.do", [(url, "Next »") for url in pagers], [], "s1", scope,
+                       max_depth=3, max_calendar_steps=0)
+    assert [(r.via, r.chain, r.chain_axis) for r in got.routes] == [(Via.NEXT, 0, RESULTS)] * 2
+    results = got.routes[0]
+    got = obtain_links(results, results.url, [(f"{SITE}/search.do?page=3", "Next »")], [], "s1", scope,
                        max_depth=3, max_calendar_steps=0)
     assert [(r.via, r.chain) for r in got.routes] == [(Via.NEXT, 0)]
+    # a calendar beside the results, whose "Next month ›" reads as their pager: it leaves
+    # them, and its own "Next month ›" is a step
+    got = obtain_links(form, f"{SITE}/search.do", [(f"{SITE}/calendar/2026/12", "Next month ›")], [], "s1",
+                       scope, max_depth=3, max_calendar_steps=1)
+    ((calendar,),) = [got.routes]
+    assert (calendar.via, calendar.chain, calendar.chain_axis) == (Via.NEXT, 0, -1)
+    got = obtain_links(calendar, calendar.url, [(f"{SITE}/calendar/2027/01", "Next month ›")], [], "s1",
+                       scope, max_depth=3, max_calendar_steps=1)
+    ((step,),) = [got.routes]
+    assert step.chain == 1
+    got = obtain_links(step, step.url, [(f"{SITE}/calendar/2027/02", "Next month ›")], [], "s1", scope,
+                       max_depth=3, max_calendar_steps=1)
+    assert not got.routes and got.skipped == {CALENDAR_CHAIN: 1}
     # a detail page reached from the results, with a calendar: its "Next month" reads as a
     # pager, and costs no depth, so only this bound stops it
     detail = _route(f"{SITE}/calendar/2026/11", Via.LINK, domain="books")
@@ -111,3 +130,13 @@ def test_a_querys_results_pager_is_no_step_but_a_calendar_under_the_results_is()
     got = obtain_links(step, step.url, [(f"{SITE}/calendar/2027/01", "Next month ›")], [], None, scope,
                        max_depth=3, max_calendar_steps=3)
     assert [r.chain for r in got.routes] == [2]
+
+
+def test_a_results_page_queued_before_chains_were_counted_still_pages_its_results() -> None:
+    # a store from before: its routes carry no chain_axis
+    steps = navigate_step(f"{SITE}/search.do?page=7")
+    queued = Route(key="next:old", url=f"{SITE}/search.do?page=7", via=Via.NEXT, steps=steps, program=steps,
+                   domain="books", query={"title": "java"}, page=7)
+    got = obtain_links(queued, queued.url, [(f"{SITE}/search.do?page=8", "Next »")], [], "s1",
+                       Scope.build([SITE]), max_depth=3, max_calendar_steps=0)
+    assert [(r.page, r.chain, r.chain_axis) for r in got.routes] == [(8, 0, RESULTS)]
