@@ -42,6 +42,11 @@ class CrawlConfig(BaseModel):
     # answers page=N+1 with "page N+1", an empty list and "Next" again) per query and form.
     max_result_pages: int | None = Field(
         100, ge=1, description="pages of one query's results followed along their pager (null: no bound)")
+    # A calendar's "next month" whose server answers any month leads on for ever: links in a
+    # row that only move a number or a date in their page's URL are followed this far.
+    max_calendar_steps: int | None = Field(
+        10, ge=0, description="links in a row that only move a number or a date in their page's URL "
+        "(a calendar's 'next month', an archive's ?page=N) followed at most (null: no bound)")
     include: tuple[Regex, ...] = ()  # a URL must match one of these (when given)
     exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
     same_site: bool = True  # only follow links to the seeds' hosts
@@ -95,9 +100,14 @@ class CrawlConfig(BaseModel):
     dismiss_overlays: bool = Field(
         True, description="answer cookie banners and consent walls, refusing what is optional if they let it"
     )
+    # A feed of 100 items in batches of 10 needs 9 rounds; one that never ends is stopped
+    # by either bound, and the summary says so (it is not "scrolled to the end").
     max_scrolls: int = Field(
-        5, ge=0, description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks"
-    )
+        50, ge=0,
+        description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks")
+    scroll_time: float = Field(
+        25.0, ge=0, description="seconds a page may be scrolled (and its 'Load more' clicked) in all; "
+        "within the route's own bound, of which a quarter is left for reading the page")
 
     @field_validator("topic")
     @classmethod

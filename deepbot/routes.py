@@ -13,7 +13,7 @@ import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,6 +87,14 @@ class Route(_Frozen):
     # of its pager (a numbered pager's jumps count one step each); 0 outside results.
     # Pagination costs no depth, so this is what bounds a pager that never ends.
     page: int = 0
+    # Links in a row up to this route that only moved a number or a date in their page's URL
+    # (a calendar's "next month": content/traps.py); bounded by max_calendar_steps, since a
+    # server that answers any month makes such a chain endless.
+    chain: int = 0
+    # Which number of the URL the last such link moved: -1 it was no such link, -2 it was
+    # the pager of a query's results (content/traps.py); None: a route queued before chains
+    # were counted (a resumed crawl), for which a pager's page is a results page as it was.
+    chain_axis: int | None = None
     # What the crawl's link policy learned of this route's page from the page that linked
     # it (a structure crawl's class-link, an HMM crawl's belief over the page's level):
     # it travels with the route, so a resumed crawl rates the page as the first run would.
@@ -110,6 +118,13 @@ class ScriptElement(_Frozen):
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
 
 
+# Why a page's scrolling (or its "Load more" clicks) stopped: "" not done; "end" a round
+# brought nothing more; "rounds" or "time" its bound stopped it while more still came
+# (max_scrolls, scroll_time); "unsettled" the page still fetched or changed when the wait
+# for a round ran out (a ticker, a slow batch). Only "end" says the listing is complete.
+GrowthStop = Literal["", "end", "rounds", "time", "unsettled"]
+
+
 class PageSnapshot(_Frozen):
     """What the browser showed at the end of a route."""
 
@@ -125,6 +140,9 @@ class PageSnapshot(_Frozen):
     revealed: int = 0  # anchors that appeared when menus were hovered
     scrolled: int = 0  # rounds of scrolling to the end that brought more (infinite scroll)
     more: int = 0  # clicks on a "Load more" button that brought more
+    # Why each of those stopped (GrowthStop): at the end, or cut short by a bound.
+    scroll_stop: GrowthStop = ""
+    more_stop: GrowthStop = ""
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
     headers: dict[str, str] = {}

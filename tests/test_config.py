@@ -69,3 +69,14 @@ def test_a_sample_page_is_the_first_seed_and_excludes_a_topic() -> None:
     assert config.seeds == ("http://cup.test/player/1", "http://cup.test/")
     with pytest.raises(ConfigError, match="a topic or by a sample page's structure, not both"):
         validate_config({"like": "http://cup.test/player/1", "topic": "football"}, "command line")
+
+
+def test_the_bounds_on_scrolling_and_on_calendar_like_chains() -> None:
+    defaults = config_from_args(build_parser().parse_args(["crawl", "--seed", "http://a/"]))
+    assert (defaults.max_scrolls, defaults.scroll_time, defaults.max_calendar_steps) == (50, 25.0, 10)
+    args = build_parser().parse_args(["crawl", "--seed", "http://a/", "--max-scrolls", "200", "--scroll-time",
+                                      "40", "--max-calendar-steps", "24"])
+    config = config_from_args(args)
+    assert (config.max_scrolls, config.scroll_time, config.max_calendar_steps) == (200, 40.0, 24)
+    with pytest.raises(ConfigError, match="scroll_time"):
+        config_from_args(build_parser().parse_args(["crawl", "--seed", "http://a/", "--scroll-time", "-1"]))

@@ -14,7 +14,7 @@ from deepbot.config import DEFAULT_STORE, CrawlConfig
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
-          "topic", "like", "learn_from")
+          "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps")
 
 
 def register(sub: Any) -> None:
@@ -31,6 +31,14 @@ def register(sub: Any) -> None:
     p.add_argument("--max-pages", type=int, help="stop after this many pages")
     p.add_argument("--max-result-pages", type=int, metavar="N",
                    help="follow the pager of one query's results this many pages at most (default 100)")
+    p.add_argument("--max-calendar-steps", type=int, metavar="N",
+                   help="links in a row that only move a number or a date in their page's URL (a calendar's"
+                        " 'next month') followed at most (default 10)")
+    p.add_argument("--max-scrolls", type=int, metavar="N",
+                   help="rounds of scrolling an infinite feed (or of 'Load more' clicks) a page at most"
+                        " (default 50)")
+    p.add_argument("--scroll-time", type=float, metavar="SECONDS",
+                   help="seconds of scrolling (and 'Load more' clicks) a page at most (default 25)")
     p.add_argument("--include", action="append", metavar="REGEX", help="follow only URLs matching")
     p.add_argument("--exclude", action="append", metavar="REGEX", help="never follow URLs matching")
     p.add_argument("--store", type=Path, help=f"SQLite store (default ./{DEFAULT_STORE})")

@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.topic import Topic
+from deepbot.content.traps import RESULTS, Chain, chain_step
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -68,6 +69,10 @@ class ObtainedLinks:
 
 # The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
 RESULT_PAGES = "result pages"
+# The reasons a link is not followed past max_calendar_steps, or because it turns such a
+# chain (a "next year" on a page a "next month" led to; ObtainedLinks.skipped).
+CALENDAR_CHAIN = "calendar-like chain"
+CALENDAR_TURN = "calendar-like chain turned"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -140,7 +145,7 @@ def _names_the_query(url: str, query: dict[str, str]) -> bool:
 
 
 def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via,
-                priority: float = 0.0, hint: str | None = None) -> Route:
+                priority: float = 0.0, hint: str | None = None, chain: Chain | None = None) -> Route:
     steps = navigate_step(url)
     # From a fresh browser, an empty session needs only the URL; otherwise replay
     # the parent's path first so the cookies it set are there.
@@ -148,7 +153,21 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
-                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via))
+                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+                 chain=chain.steps if chain else 0, chain_axis=chain.axis if chain else -1)
+
+
+def _chain(route: Route) -> Chain:
+    """Where ``route`` stands on a calendar-like chain (content.traps)."""
+    return Chain(route.chain, -1 if route.chain_axis is None else route.chain_axis)
+
+
+def _shows_results(route: Route) -> bool:
+    """Whether ``route``'s page is a query's results: the form's answer, or a page along
+    its pager (queued before chains were counted: any pager's page, as then)."""
+    if route.via is Via.FORM:
+        return True
+    return route.via is Via.NEXT and (route.chain_axis == RESULTS or route.chain_axis is None)
 
 
 def _page(parent: Route, via: Via) -> int:
@@ -158,14 +177,17 @@ def _page(parent: Route, via: Via) -> int:
 
 def script_route(parent: Route, page: str, page_url: str, script: ScriptElement, *,
                  via: Via = Via.SCRIPT, key: str | None = None, priority: float = 0.0,
-                 hint: str | None = None) -> Route:
+                 hint: str | None = None, chain: Chain | None = None) -> Route:
     """A route that replays ``parent`` then acts on ``script`` on its page: clicks it, or
     chooses its option (a jump menu).
 
     ``page`` is the page_identity() of that page: the same action on the same page
     reached twice is one route. ``key``: another identity for the route (a pager's
-    numbered page, the same whichever page its button was clicked on).
+    numbered page, the same whichever page its button was clicked on). ``chain``: where it
+    stands on a calendar-like chain (content.traps); by default where ``parent`` does, as
+    a click moves no number in a URL.
     """
+    chain = chain or _chain(parent)
     if script.option is None:
         action = click_step(script.selector)
     else:
@@ -177,6 +199,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
         domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+        chain=chain.steps, chain_axis=chain.axis,
     )
 
 
@@ -185,7 +208,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  page: str = "", known: Container[str] = frozenset(),
                  priority: Callable[[str, str], float] | None = None,
                  hint: Callable[[str], str | None] | None = None,
-                 max_result_pages: int | None = None) -> ObtainedLinks:
+                 max_result_pages: int | None = None, max_calendar_steps: int | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
     Inside a query's results (the parent carries a domain), controls that read like
@@ -201,7 +224,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     content.topic; a structure-driven one's, content.structure); a results pager keeps
     its parent's priority. ``hint``: what that policy has each route carry (Route.hint), by
     URL; a results pager carries its parent's. A results pager is not followed from the
-    ``max_result_pages``-th page of the results on (Route.page; None: no bound).
+    ``max_result_pages``-th page of the results on (Route.page; None: no bound). A link
+    that only moves a number or a date of the page's URL (a calendar's "next month") is one
+    more step of a chain (Route.chain, content.traps), followed ``max_calendar_steps``
+    steps at most, and not where it turns to move another number (None: no bound); a
+    query's own results pager is not such a step.
     """
 
     def rate(via: Via, url: str, text: str) -> float:
@@ -218,6 +245,10 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     in_results = parent.domain is not None
     at_limit = parent.depth >= max_depth
     last_page = max_result_pages is not None and parent.page >= max_result_pages
+    # The results of a query (the form's answer, the pages along its pager) page by their
+    # own bound: their pager is no step of a calendar-like chain.
+    results_page = _shows_results(parent)
+    here = canonical_url(page_url)
     seen: set[str] = set()
     for url, text in links:
         decision = scope.decide(url)
@@ -238,8 +269,14 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         key = _next_page_key(parent, url, session) if via is Via.NEXT else route_key(Via.LINK, url)
         if key in seen or key == parent.key or key in known:
             continue
+        chain = chain_step(_chain(parent), here, url,
+                           results_pager=via is Via.NEXT and results_page)
+        if max_calendar_steps is not None and (chain.turned or chain.steps > max_calendar_steps):
+            out.skip(CALENDAR_TURN if chain.turned else CALENDAR_CHAIN)
+            continue
         seen.add(key)
-        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url)))
+        out.routes.append(_link_route(parent, url, key, session, via, rate(via, url, text), note(via, url),
+                                      chain))
     if scope.decide(page_url).keep:
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
@@ -259,9 +296,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 out.skip(RESULT_PAGES)
                 continue
             numbered = pager.get(script.selector)
+            paging = via is Via.NEXT and results_page  # the results shown in place: no URL moves
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
                                  key=route_key(via, page_url, numbered) if numbered else None,
-                                 priority=rate(via, page_url, script.text), hint=note(via, page_url))
+                                 priority=rate(via, page_url, script.text), hint=note(via, page_url),
+                                 chain=Chain(parent.chain, RESULTS) if paging else None)
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
@@ -287,9 +326,11 @@ class ObtainLinks:
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
-                 topic: Topic | None = None, max_result_pages: int | None = None):
+                 topic: Topic | None = None, max_result_pages: int | None = None,
+                 max_calendar_steps: int | None = None):
         self.scope = scope
         self.max_result_pages = max_result_pages
+        self.max_calendar_steps = max_calendar_steps
         self.topic = topic  # a focused crawl's: links are rated by it (best-first)
         self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
@@ -314,7 +355,8 @@ class ObtainLinks:
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
                                 max_depth=self.max_depth, page=page, known=self.known, priority=priority,
-                                hint=ctx.link_hint, max_result_pages=self.max_result_pages)
+                                hint=ctx.link_hint, max_result_pages=self.max_result_pages,
+                                max_calendar_steps=self.max_calendar_steps)
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)

@@ -111,7 +111,8 @@ class Crawler:
         self._policy_saved = time.monotonic()
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots, topic=self.topic,
-                                 max_result_pages=config.max_result_pages)
+                                 max_result_pages=config.max_result_pages,
+                                 max_calendar_steps=config.max_calendar_steps)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
         self._processors = processors
         self.chain: PostProcessChain  # built when the crawl opens (an HMM policy trains then)
@@ -320,7 +321,9 @@ class Crawler:
             settle_timeout_ms=int(self.config.settle_timeout * 1000),
             fetch_wait_ms=int(self.config.fetch_wait * 1000),
             reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
-            max_scrolls=self.config.max_scrolls, dismiss_overlays=self.config.dismiss_overlays,
+            max_scrolls=self.config.max_scrolls, scroll_time_ms=int(self.config.scroll_time * 1000),
+            route_timeout_ms=int(self.config.route_timeout * 1000),
+            dismiss_overlays=self.config.dismiss_overlays,
         )
         # A query's results and what they lead to: in a context of their own even when the
         # workers share one session (a server may keep the last search in its session).
@@ -333,7 +336,8 @@ class Crawler:
             host.record(snapshot.status, snapshot.headers.get("retry-after"),
                         refused=snapshot.challenge is not None)
             self.stats.note_page(dismissed=snapshot.dismissed is not None, revealed=snapshot.revealed,
-                                 scrolled=snapshot.scrolled, more=snapshot.more)
+                                 scrolled=snapshot.scrolled, more=snapshot.more,
+                                 scroll_stop=snapshot.scroll_stop, more_stop=snapshot.more_stop)
             if snapshot.challenge is not None:
                 self.stats.page_work["bot checks met"] += 1
                 log.info("a bot check answered %s (%s): the host pauses", snapshot.url, snapshot.challenge)

@@ -186,8 +186,16 @@ async (given) => {
   // listener. When the window does not scroll, the panel that does is scrolled: the
   // largest of those with a scroll listener, else, in a shell that shuts the window's
   // overflow, the largest of any.
-  let scrolled = 0;
+  // Bounded by rounds (maxScrolls) and by time (scrollTime ms, shared with "Load more"
+  // below): how it stopped is returned, so a feed cut short is never said to be complete.
+  // "end": a round brought nothing; "rounds", "time": a bound stopped it while more still
+  // came; "unsettled": the page was still fetching or changing when the wait ran out
+  // after it had grown (one that never grew, a sticky header beside a ticker, is no feed).
+  let scrolled = 0, scrollStop = "";
   const net = window.__deepbotNet;
+  const deadline = performance.now() + (opts.scrollTime ?? Infinity);
+  const leftMs = () => deadline - performance.now();
+  const roundWait = () => Math.max(1, Math.min(fetches ? fetches.limit : 0, leftMs()));  // a round's wait
   const watched = net && (net.scrollHooks || window.onscroll || document.onscroll);
   if (opts.maxScrolls > 0 && watched && fetches && fetches.limit > 0) {
     const scrolls = (el) => el.scrollHeight > el.clientHeight + 1;
@@ -204,15 +212,20 @@ async (given) => {
     const fixed = shut(document.documentElement) || shut(document.body);
     const panel = scrolls(page) && !fixed ? page : largest(net.panels)
       || (fixed ? largest([...document.querySelectorAll("body *")].slice(0, 5000)) : null);
-    while (panel && scrolled < opts.maxScrolls && scrolls(panel)) {
+    while (panel) {
+      if (!scrolls(panel)) { scrollStop = "end"; break; }
+      if (scrolled >= opts.maxScrolls) { scrollStop = "rounds"; break; }
+      if (leftMs() <= 0) { scrollStop = "time"; break; }
       const height = panel.scrollHeight, links = document.links.length;
       const since = performance.timeOrigin + performance.now();
       panel.scrollTop = height;
-      // a feed that never goes quiet (polling, a ticker) ends the rounds
-      const calm = await net.settle(since, opts.scrollQuiet, fetches.limit, true);
-      if (panel.scrollHeight <= height && document.links.length <= links) break;
-      scrolled++;
-      if (!calm) break;
+      const calm = await net.settle(since, opts.scrollQuiet, roundWait(), true);
+      const grew = panel.scrollHeight > height || document.links.length > links;
+      if (grew) scrolled++;
+      // a feed that never goes quiet (polling, a ticker) ends the rounds; so does a batch
+      // still being fetched when the wait ran out (the time bound's, or fetch_wait's)
+      if (!calm) { scrollStop = leftMs() <= 0 ? "time" : scrolled ? "unsettled" : ""; break; }
+      if (!grew) { scrollStop = "end"; break; }
     }
     if (panel) panel.scrollTop = 0;
   }
@@ -220,7 +233,7 @@ async (given) => {
   // common way to page a feed or a catalogue. The button is clicked round after round
   // while that brings more, as for scrolling (same cap). A click that would leave the
   // page (a button that is really a link to page 2) is cancelled: that is not this page.
-  let more = 0;
+  let more = 0, moreStop = "";
   if (opts.maxScrolls > 0 && net && fetches && fetches.limit > 0) {
     const MORE = new RegExp("^(load|show|see|view|display) (\\d+ )?more\\b" +
       "|^more (results|items|products|stories|articles|posts|news|entries|books|records|titles)\\b" +
@@ -243,21 +256,25 @@ async (given) => {
     const stay = (e) => { if (!e.destination.sameDocument && e.cancelable) e.preventDefault(); };
     if (window.navigation) window.navigation.addEventListener("navigate", stay);
     try {
-      for (let button = findMore(); button && more < opts.maxScrolls; button = findMore()) {
+      for (let button = findMore(); ; button = findMore()) {
+        if (!button) { moreStop = more ? "end" : ""; break; }
+        if (more >= opts.maxScrolls) { moreStop = "rounds"; break; }
+        if (leftMs() <= 0) { moreStop = "time"; break; }
         const height = root.scrollHeight, links = document.links.length;
         const since = performance.timeOrigin + performance.now();
         button.click();
-        const calm = await net.settle(since, opts.scrollQuiet, fetches.limit, true);
-        if (root.scrollHeight <= height && document.links.length <= links) break;
-        more++;
-        if (!calm) break;
+        const calm = await net.settle(since, opts.scrollQuiet, roundWait(), true);
+        const grew = root.scrollHeight > height || document.links.length > links;
+        if (grew) more++;
+        if (!calm) { moreStop = leftMs() <= 0 ? "time" : more ? "unsettled" : ""; break; }
+        if (!grew) { moreStop = more ? "end" : ""; break; }
       }
     } finally {
       if (window.navigation) window.navigation.removeEventListener("navigate", stay);
     }
   }
   const out = { url: location.href, title: document.title || "", links: [], scripts: [],
-                revealed: 0, scrolled, more, storage: [], origins: [], settled };
+                revealed: 0, scrolled, scrollStop, more, moreStop, storage: [], origins: [], settled };
   const cssPath = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {

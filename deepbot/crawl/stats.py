@@ -36,13 +36,22 @@ class CrawlStats:
     # What pages needed before they gave everything: pages, and rounds where it repeats.
     page_work: Counter[str] = field(default_factory=Counter)
 
-    def note_page(self, *, dismissed: bool, revealed: int, scrolled: int, more: int) -> None:
-        for what, done in (("overlay answered", dismissed), ("menus opened", revealed > 0),
-                           ("scrolled", scrolled > 0), ("load more", more > 0)):
+    def note_page(self, *, dismissed: bool, revealed: int, scrolled: int, more: int,
+                  scroll_stop: str = "end", more_stop: str = "end") -> None:
+        """Count what a page needed. Scrolling and "Load more" count as done to the end
+        ("scrolled", "load more", with their rounds) only when a round brought nothing
+        more; one a bound or a restless page stopped counts as cut short, by why
+        ("scroll cut: rounds", "load more cut: time"…: GrowthStop)."""
+        for what, done in (("overlay answered", dismissed), ("menus opened", revealed > 0)):
             if done:
                 self.page_work[what] += 1
-        self.page_work["scroll rounds"] += scrolled
-        self.page_work["load more rounds"] += more
+        for what, rounds, stop in (("scroll", scrolled, scroll_stop), ("load more", more, more_stop)):
+            if stop in ("", "end"):
+                if rounds > 0:
+                    self.page_work["scrolled" if what == "scroll" else what] += 1
+                    self.page_work[f"{what} rounds"] += rounds
+            else:
+                self.page_work[f"{what} cut: {stop}"] += 1
 
     def rate(self) -> float:
         elapsed = time.monotonic() - self.started

@@ -42,7 +42,11 @@ class VisitOptions(_Frozen):
     reveal_menus: bool = True
     max_hover: int = 30
     max_scripts: int = 30
-    max_scrolls: int = 5  # rounds of scrolling to the end (pages that watch it), or of "Load more" clicks
+    max_scrolls: int = 50  # rounds of scrolling to the end (pages that watch it), or of "Load more" clicks
+    scroll_time_ms: int = 25_000  # scrolling and "Load more" clicks on one page, in all, at most
+    # The route's own time bound (0: none known): scrolling stops early enough to leave a
+    # quarter of it for what follows (reading the page, its forms and links).
+    route_timeout_ms: int = 0
     scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
     dismiss_overlays: bool = True  # click away cookie banners and consent walls (refusing, if it can)
     max_body_bytes: int = 20_000_000
@@ -70,6 +74,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         if frame == page.main_frame:
             origins.add(_origin(frame.url))
 
+    started = time.monotonic()
     page.on("framenavigated", on_navigated)
     # A click or a submission may load what it shows by fetch/XHR, after the click
     # returned: the page is captured once the fetches made from the action on are
@@ -141,14 +146,14 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
                                 title=await page.title(), session=await _capture(slot, [], origins),
                                 settled=settled, headers=headers)
-        data = await _harvest(page, options, since=action.since)
+        data = await _harvest(page, options, since=action.since, scroll_ms=_scroll_ms(options, started))
         dismissed = None
         if data.get("consent"):
             consent = await _in_frames(page, data["consent"], options)
             dismissed = await _dismiss(page, consent, options, action) if consent else None
             slot.acted = slot.acted or dismissed is not None
             again = options.model_copy(update={"dismiss_overlays": False})
-            data = await _harvest(page, again, since=action.since)
+            data = await _harvest(page, again, since=action.since, scroll_ms=_scroll_ms(options, started))
         settled = settled and data.get("settled", True)
         document = data.get("document") or {}
         if nseql.replaced(main, document.get("url", "")):
@@ -166,7 +171,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             # As the page gave them: the snapshot's own validation makes the models, in one call.
             links=data.get("links", ()), scripts=data.get("scripts", ()),
             revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
-            more=int(data.get("more", 0)),
+            more=int(data.get("more", 0)), scroll_stop=data.get("scrollStop") or "",
+            more_stop=data.get("moreStop") or "",
             session=session, settled=settled, headers=headers,
             forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
             challenge=_challenge(data.get("challenge")),
@@ -424,27 +430,44 @@ async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions)
     return None
 
 
-def harvest_args(options: VisitOptions, *, since: float = 0, **extra: bool) -> str:
+def harvest_args(options: VisitOptions, *, since: float = 0, scroll_ms: int | None = None,
+                 **extra: bool) -> str:
     """The harvest script's argument (``harvest.js``) for these options, as JSON text:
     Playwright checks an object argument against its protocol schema value by value
-    (~300 checks for this one, ~0.25 ms of Python a page); a string is one."""
+    (~300 checks for this one, ~0.25 ms of Python a page); a string is one. ``scroll_ms``:
+    the time scrolling may take on this page (default: options.scroll_time_ms)."""
     fetches = {"since": since, "quiet": options.fetch_quiet_ms, "limit": options.fetch_wait_ms}
     return json.dumps({"revealMenus": options.reveal_menus, "maxHover": options.max_hover,
                        "maxScripts": options.max_scripts, "maxScrolls": options.max_scrolls,
-                       "scrollQuiet": options.scroll_quiet_ms, "dismiss": options.dismiss_overlays,
+                       "scrollQuiet": options.scroll_quiet_ms,
+                       "scrollTime": options.scroll_time_ms if scroll_ms is None else scroll_ms,
+                       "dismiss": options.dismiss_overlays,
                        "fetches": fetches, "challenge": _CHALLENGE, **extra})
 
 
-async def _harvest(page: Page, options: VisitOptions, *, since: float = 0) -> dict[str, Any]:
+def _scroll_ms(options: VisitOptions, started: float) -> int:
+    """How long this page may be scrolled: scroll_time_ms, and no later than three quarters
+    of the route's time bound since the visit ``started`` (monotonic seconds): the route
+    still has to read the page, its forms and links, and a route over its bound fails whole."""
+    if not options.route_timeout_ms:
+        return options.scroll_time_ms
+    left = options.route_timeout_ms * 3 / 4 - (time.monotonic() - started) * 1000
+    return max(0, min(options.scroll_time_ms, int(left)))
+
+
+async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
+                   scroll_ms: int | None = None) -> dict[str, Any]:
     try:
-        return _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since)))
+        args = harvest_args(options, since=since, scroll_ms=scroll_ms)
+        return _decoded(await page.evaluate(_HARVEST_JS, args))
     except PlaywrightError as exc:
         if "context was destroyed" not in exc.message and "navigat" not in exc.message:
             raise
     # Opening a menu navigated after all: harvest the page it led to, touching nothing.
     with contextlib.suppress(PlaywrightError):
         await nseql.wait_for_load_state(page, "domcontentloaded", options.settle_timeout_ms)
-    return _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since, revealMenus=False)))
+    return _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since, scroll_ms=scroll_ms,
+                                                                  revealMenus=False)))
 
 
 def _challenge(found: Any) -> str | None:

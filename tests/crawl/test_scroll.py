@@ -4,14 +4,18 @@ while they bring more."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
-from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.cli import main
+from deepbot.crawl.visit import VisitOptions, _scroll_ms, visit
 from deepbot.routes import PageSnapshot, Route, SessionState, Via
 from deepbot.sequences import navigate_step
+from deepbot.store import SqliteDocumentStore
 from fixtures.server import FixtureServer
 from fixtures.sites import lab
 
@@ -53,9 +57,13 @@ async def test_a_scrolling_panel_and_an_onscroll_handler_are_scrolled_too(
     assert snapshot.scrolled == 2 and _stories(snapshot) == {f"/lab/feed/story-{n}" for n in range(1, 10)}
 
 
-async def test_a_page_that_only_restyles_on_scroll_gives_what_it_has(site: FixtureServer) -> None:
-    snapshot = await _visit(site.url("/lab/feed/archive"))
-    assert snapshot.scrolled == 0 and "Year 2019" in snapshot.text
+@pytest.mark.parametrize("ticker", ["", "?ticker=1"])
+async def test_a_page_that_only_restyles_on_scroll_gives_what_it_has(
+        site: FixtureServer, ticker: str) -> None:
+    # with a clock ticking beside it the page never goes still: not a feed cut short either
+    snapshot = await _visit(site.url(f"/lab/feed/archive{ticker}"))
+    assert snapshot.scrolled == 0 and snapshot.scroll_stop == ("" if ticker else "end")
+    assert "Year 2019" in snapshot.text
 
 
 async def test_only_pages_that_watch_scrolling_are_marked(site: FixtureServer) -> None:
@@ -121,3 +129,63 @@ async def test_a_library_that_patches_add_event_listener_still_sees_every_listen
         seen, hooked = await slot.page.evaluate(patched)
     assert seen == ["click:body", "scroll:window", "keydown:document", "resize:window"]
     assert hooked  # and the scroll listener was noted all the same
+
+
+def _posts(snapshot: PageSnapshot) -> set[str]:
+    return {urlsplit(link.url).path for link in snapshot.links if "/post-" in link.url}
+
+
+async def test_a_long_feed_gives_every_post(site: FixtureServer) -> None:
+    # 100 posts, 10 with the page and 10 a batch as the sentinel comes near: nine rounds
+    # bring a batch each, the tenth nothing (with 5 rounds at most, 60 posts came)
+    snapshot = await _visit(site.url("/lab/stream/"))
+    assert _posts(snapshot) == {f"/lab/stream/post-{n}" for n in range(1, lab.STREAM_POSTS + 1)}
+    assert snapshot.scrolled == lab.STREAM_POSTS // lab.STREAM_BATCH - 1 and snapshot.scroll_stop == "end"
+    assert "You have seen every post." in snapshot.text
+
+
+async def test_a_feed_longer_than_the_round_bound_is_cut_short(site: FixtureServer) -> None:
+    snapshot = await _visit(site.url("/lab/stream/"), VisitOptions(max_scrolls=3))
+    assert len(_posts(snapshot)) == 40 and snapshot.scrolled == 3 and snapshot.scroll_stop == "rounds"
+
+
+async def test_a_feed_longer_than_the_time_bound_is_cut_short(site: FixtureServer) -> None:
+    # each batch takes the server 0.15 s, then the page must stay still 0.25 s
+    started = time.monotonic()
+    snapshot = await _visit(site.url("/lab/stream/?total=1000"), VisitOptions(scroll_time_ms=1500))
+    elapsed = time.monotonic() - started
+    assert snapshot.scroll_stop == "time" and 1 <= snapshot.scrolled <= 4
+    assert len(_posts(snapshot)) == lab.STREAM_BATCH * (snapshot.scrolled + 1)
+    assert elapsed < 12  # a browser started, the page loaded, 1.5 s of scrolling; not 1000 posts
+
+
+def test_scrolling_leaves_a_quarter_of_the_route_bound() -> None:
+    started = time.monotonic()
+    assert _scroll_ms(VisitOptions(scroll_time_ms=25_000), started) == 25_000  # no route bound known
+    assert 24_000 < _scroll_ms(VisitOptions(route_timeout_ms=45_000), started) <= 25_000
+    # a route bound of 20 s: 15 s, less what the route has taken already
+    assert 14_000 < _scroll_ms(VisitOptions(route_timeout_ms=20_000), started) <= 15_000
+    assert _scroll_ms(VisitOptions(route_timeout_ms=20_000), started - 30) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("flags", "said", "posts"), [
+    ((), "In pages: scrolled to the end ×1 (9 rounds)", 100),
+    (("--max-scrolls", "3"), "Listings cut short (those pages may hold more): scrolling stopped by the"
+     " round bound ×1 (3 rounds a page: --max-scrolls raises it).", 40),
+    (("--scroll-time", "1"),
+     "scrolling stopped by the time bound ×1 (1 s a page: --scroll-time raises it", None),
+])
+def test_the_summary_tells_a_feed_read_to_its_end_from_one_cut_short(
+        site: FixtureServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        flags: tuple[str, ...], said: str, posts: int | None) -> None:
+    store = tmp_path / "feed.sqlite"
+    assert main(["crawl", "--seed", site.url("/lab/stream/"), "--store", str(store), "--depth", "0",
+                 "--quiet", *flags]) == 0
+    out = capsys.readouterr().out
+    assert said in out
+    assert ("scrolled to the end" in out) == (not flags)
+    with SqliteDocumentStore(store) as documents:
+        (doc,) = documents.iter_documents()
+    shown = {n for n in range(1, lab.STREAM_POSTS + 1) if f"Post {n}\n" in doc.text}
+    assert shown == set(range(1, posts + 1)) if posts else 10 < len(shown) < lab.STREAM_POSTS
