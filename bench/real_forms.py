@@ -221,6 +221,7 @@ class Figures:
     any_label: Tally = field(default_factory=Tally)
     ms_per_form: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    field_misses: list[str] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
@@ -281,6 +282,9 @@ def score(results: Sequence[Result], mapping: dict[str, Any]) -> Figures:
             if verdict is not None:
                 by_name = {f.name: f.html_name for f in form.fields}
                 got = {(by_name.get(a.field, a.field), a.attribute) for a in verdict.assignments}
+            if got != want and len(fig.field_misses) < 600:
+                fig.field_misses.append(f"{page.file} form {form.form_index} ({domain}): extra "
+                                        f"{sorted(got - want)}, missed {sorted(want - got)}")
             for _, attribute in want:
                 fig.attributes[attribute].real += 1
             for pair in got:
@@ -383,7 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print_report(fig)
     if args.misses:
-        print("\n".join(["", *fig.misses, *fig.errors, *fig.mismatched]))
+        print("\n".join(["", *fig.misses, "", *fig.field_misses, "", *fig.errors, *fig.mismatched]))
     return 0
 
 

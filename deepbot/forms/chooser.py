@@ -110,10 +110,15 @@ def _named(field: FormField, labels: Sequence[str], domain: Domain, threshold: f
 
 def _nearest_text_field(chooser: FormField, fields: Sequence[FormField],
                         cell_height: float) -> FormField | None:
+    """The text field the chooser names the content of: one in its own row first (a filter
+    row's "[column ▾] [op ▾] [value]" beside a search box above it), then the nearest."""
     near = [(_gap(chooser.box, f.box), f) for f in fields
             if f.kind == "unbounded" and f.type != "password" and not f.disabled]
     near = [(gap, f) for gap, f in near if gap <= MAX_GAP_CELLS * cell_height]
-    return min(near, key=lambda pair: pair[0])[1] if near else None
+    if not near:
+        return None
+    return min(near, key=lambda pair: (not chooser.box.same_row(pair[1].box), pair[0]))[1]
+
 
 
 def _gap(a: Box, b: Box) -> float:

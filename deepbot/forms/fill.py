@@ -103,7 +103,39 @@ def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held
         return []
     chosen[field.name] = named.label
     chosen[target.name] = query[named.attribute]
-    return [pick, nseql.Fill(target.selector, query[named.attribute])]
+    steps = [pick]
+    operator = _operator(form, field, target)
+    if operator is not None:  # "[title ▾] [= ▾] [____]": a word is looked for, not matched whole
+        select, contains = operator
+        steps.append(nseql.Select(select.selector, contains.value, by="value"))
+        chosen[select.name] = contains.label
+    return [*steps, nseql.Fill(target.selector, query[named.attribute])]
+
+
+# An operator select of a filter row: "=", "is", "contains", "starts with"… A word a
+# query names is looked for inside the column, as a person searching would ask.
+_OPERATORS = re.compile(r"^\s*(=|==|!=|<>|<|>|≤|≥|<=|>=|is|is not|equals?|not equals?|contains?|"
+                        r"does not contain|starts? with|begins? with|ends? with|like|not like|in|not in|"
+                        r"matches|has|includes?)\s*$", re.I)
+_CONTAINS = re.compile(r"^\s*(contains?|includes?|has|like|matches)\s*$", re.I)
+
+
+def _operator(form: FormAnalysis, column: FieldAnalysis,
+              value: FieldAnalysis) -> tuple[FieldAnalysis, OptionAnalysis] | None:
+    """The operator select in the row of a filter's column chooser and its value, with its
+    "contains" option, when it has one."""
+    for f in form.fields:
+        if f is column or not f.type.startswith("select") or not f.box.same_row(column.box):
+            continue
+        if not f.box.same_row(value.box):
+            continue
+        labels = [o.label or o.value for o in f.options]
+        if sum(bool(_OPERATORS.match(label)) for label in labels) < 3:
+            continue
+        contains = next((o for o in f.options if _CONTAINS.match(o.label or o.value)), None)
+        if contains is not None:
+            return f, contains
+    return None
 
 
 def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> list[nseql.Step]:

@@ -383,11 +383,19 @@ def read_texts(
     if vocabulary:
         fields = [_unglued(texts, vocabulary) for texts in fields]
         whole = _unglued(whole, vocabulary)
+    # A class list is a bag of keywords, not a phrase: each of its words names the form
+    # alone ("newsletter subscribe", "ftr emailsignup").
+    whole = _distinct([*whole, *_each_word(whole, Evidence.FORM)])
     return FormTexts(
         fields=tuple(tuple(texts) for texts in fields),
         values=tuple(tuple(field_values(f, lay)) for f, lay in zip(form.fields, layouts, strict=True)),
         whole=tuple(whole),
     )
+
+
+def _each_word(texts: Sequence[FieldText], evidence: Evidence) -> list[FieldText]:
+    return [t.model_copy(update={"text": w}) for t in texts if t.evidence == evidence and " " in t.text
+            for w in t.text.split()[:4]]
 
 
 _GLUED = frozenset({Evidence.NAME, Evidence.ACTION, Evidence.FORM})

@@ -74,6 +74,10 @@ class Box(_Frozen):
     def expanded(self, dx: float, dy: float) -> Box:
         return Box(x=self.x - dx, y=self.y - dy, width=self.width + 2 * dx, height=self.height + 2 * dy)
 
+    def same_row(self, other: Box) -> bool:
+        """Whether the two sit on one line: each one's vertical centre inside the other."""
+        return self.y <= other.center[1] <= self.bottom and other.y <= self.center[1] <= other.bottom
+
     def intersects(self, other: Box) -> bool:
         return not (
             other.x > self.right or other.right < self.x or other.y > self.bottom or other.bottom < self.y

@@ -1,7 +1,7 @@
 """The real-apps benchmark (bench/realapps.py) runs end to end on one app, Datasette, with
-a small page budget, when Datasette is installed (it is not a test dependency: a real app
-with a dozen dependencies of its own). What is asserted is what the benchmark counts and
-that its figures agree with each other, never how well DeepBot did."""
+a small page budget (Datasette is in the test extra, so CI crawls one real app; elsewhere
+the test skips without it). What is asserted is what the benchmark counts and that its
+figures agree with each other, never how well DeepBot did."""
 
 from __future__ import annotations
 

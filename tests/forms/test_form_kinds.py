@@ -84,3 +84,22 @@ async def test_a_field_with_no_text_is_named_by_its_markup(page: Page, site: Fix
     q = {t.evidence: t.text for t in engine.field("q").evidence}
     assert q[Evidence.NAME] == "query" and q[Evidence.BUTTON] == "Go" and q[Evidence.ACTION] == "search"
     assert Evidence.HEADING not in q  # the article's title before its <aside> heads no form
+
+
+async def test_a_filter_row_names_what_its_own_value_box_holds(page: Page, site: FixtureServer) -> None:
+    # Datasette's table page: the column select pairs with the value box in its own row,
+    # not with the search box just above it, and a word is looked for with "contains"
+    import nseql
+    from deepbot.forms.fill import fill_steps
+
+    books = load_domain(ROOT / "domains" / "books.yaml")
+    await page.goto(site.url("/forms/kinds/filter_row.html"))
+    form = (await analyze_page(page, [books])).forms[0]
+    match = form.domains[0]
+    assert match.chooser is not None and match.chooser.target == "_filter_value"
+    filled = fill_steps(form, match, {"title": "lantern"})
+    assert filled is not None
+    op = form.field("_filter_op").selector
+    assert nseql.Select(op, "contains", by="value") in filled.steps
+    assert nseql.Fill(form.field("_filter_value").selector, "lantern") in filled.steps
+    assert all(getattr(s, "selector", None) != form.field("_search").selector for s in filled.steps)
