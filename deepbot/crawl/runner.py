@@ -51,7 +51,8 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
     if any(cut):
         stopped = "; ".join(c for c in cut if c)
         lines.append(f"Listings cut short (those pages may hold more): {stopped}.")
-    if forms and (forms.get("forms analysed") or forms.get("forms already known")):
+    if forms and (forms.get("forms analysed") or forms.get("forms already known")
+                  or forms.get("pages whose forms could not be read")):
         said = [f"{forms.get('forms analysed', 0)} analysed",
                 f"{forms.get('relevant forms', 0)} relevant and queried",
                 f"{forms.get('query routes', 0)} query routes"]
@@ -60,6 +61,13 @@ def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,
         guarded = forms.get("relevant forms behind a CAPTCHA", 0)
         if guarded:
             said.append(f"{guarded} relevant but behind a CAPTCHA (not queried)")
+        hidden = forms.get("relevant forms hidden, not queried", 0)
+        if hidden:
+            said.append(f"{hidden} relevant but hidden (no control shows: not queried)")
+        unreadable = forms.get("pages whose forms could not be read", 0)
+        if unreadable:
+            said.append(f"on {unreadable} pages the forms could not be read (their script broke the "
+                        "extraction: pages stored, forms skipped; see the log)")
         lines.append("Forms: " + ", ".join(said))
     if work["bot checks met"]:
         lines.append(f"Bot checks met: ×{work['bot checks met']} (pages that asked to prove a person"

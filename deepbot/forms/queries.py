@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.domain import Domain
+from deepbot.errors import FormError
 from deepbot.routes import QUERY_PRIORITY, Route, Via, page_identity, route_key
 from deepbot.sequences import append_steps, steps_text
 
@@ -79,7 +80,11 @@ class FormQueries:
             return
         from deepbot.forms.identity import read_forms
 
-        forms = await read_forms(page)
+        try:
+            forms = await read_forms(page)
+        except FormError as exc:
+            self._unreadable(snap.url, exc)
+            return
         known = set(self.known(forms.all))
         new = [identity for identity in dict.fromkeys(forms.all) if identity not in known]
         self.counts["forms already known"] += len(forms.all) - len(new)
@@ -101,7 +106,11 @@ class FormQueries:
             taken.add(identity)
             return True
 
-        analysis = await analyze_page(page, self.domains, only=unknown)
+        try:
+            analysis = await analyze_page(page, self.domains, only=unknown)
+        except FormError as exc:
+            self._unreadable(snap.url, exc)
+            return
         ctx.forms.extend(new)
         self.counts["forms analysed"] += len(analysis.forms)
         acts_on = page_identity(snap.url, snap.text)
@@ -119,6 +128,12 @@ class FormQueries:
                 continue
             for match in form.relevant_domains:
                 self._query(ctx, form, match, identity, acts_on)
+
+    def _unreadable(self, url: str, exc: FormError) -> None:
+        """A page whose forms cannot be read (its script broke the extraction) is still a
+        page: stored, its links followed; only its forms are lost, and the summary says so."""
+        log.warning("the forms of %s could not be read: %s", url, exc)
+        self.counts["pages whose forms could not be read"] += 1
 
     def _query(self, ctx: ProcessContext, form: FormAnalysis, match: DomainMatch, identity: str,
                acts_on: str) -> None:

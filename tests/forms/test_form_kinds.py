@@ -103,3 +103,26 @@ async def test_a_filter_row_names_what_its_own_value_box_holds(page: Page, site:
     assert nseql.Select(op, "contains", by="value") in filled.steps
     assert nseql.Fill(form.field("_filter_value").selector, "lantern") in filled.steps
     assert all(getattr(s, "selector", None) != form.field("_search").selector for s in filled.steps)
+
+
+@pytest.mark.timeout(120)
+async def test_a_page_whose_forms_cannot_be_read_is_still_crawled(tmp_path: Path) -> None:
+    # Its script makes every reading of its forms throw: the page is stored, its link is
+    # followed, and the summary says its forms were skipped (the route used to fail)
+    from deepbot.config import CrawlConfig
+    from deepbot.crawl.engine import Crawler
+    from deepbot.crawl.runner import summary
+
+    with FixtureServer() as site:
+        config = CrawlConfig.model_validate({
+            "seeds": (site.url("/forms/kinds/hostile_forms.html"),), "depth": 1, "workers": 1,
+            "domains": (ROOT / "domains" / "books.yaml",), "store": tmp_path / "s.sqlite"})
+        async with Crawler(config) as crawler:
+            stored = {doc.url async for doc in crawler.run()}
+            counts = crawler.frontier.counts()
+            text = summary(crawler.stats, counts, "s.sqlite", forms=crawler.forms.counts)
+    failed = sum(n for state, n in counts.items() if state.value == "failed")
+    assert site.url("/forms/kinds/hostile_forms.html") in stored
+    assert site.url("/forms/kinds/recovery.html") in stored
+    assert failed == 0
+    assert "forms could not be read" in text, text
