@@ -349,10 +349,13 @@
     if (ownId(el) && only(document, `[id=${cssq(ownId(el))}]`, el)) return `//*[@id=${xq(ownId(el))}]`;
     return byStable(el, document) || positional(el, '', null);
   };
-  // A form none of whose controls shows (a login in a closed modal, a collapsed panel) is
-  // still a form of the page: read from its markup alone, boxless, marked hidden.
-  const SENDS = new Set(['hidden', 'reset', 'file']);
-  const hiddenForm = (controls) => !controls.some((el) => !SENDS.has((el.getAttribute('type') || '').toLowerCase())
+  // A form none of whose fields shows (a login in a closed modal, a collapsed panel whose
+  // toggle button alone shows) is still a form of the page: its fields are read from
+  // their markup alone, boxless, and the form is marked hidden. Buttons do not count.
+  const NOT_FIELDS = new Set(['hidden', 'reset', 'file', 'submit', 'button', 'image']);
+  const isField = (el) => ['input', 'select', 'textarea'].includes(el.localName)
+    && !NOT_FIELDS.has((el.getAttribute('type') || '').toLowerCase());
+  const hiddenForm = (controls) => controls.some(isField) && !controls.some((el) => isField(el)
     && (shown(el) || widgets.has(el) || Array.from(el.labels || []).some(shown)));
   // The heading a form sits under: the nearest h1-h6 or legend before it, within a few
   // ancestors and a few siblings, or the first one inside it ("Forgot your password?",
