@@ -158,6 +158,8 @@ def parts(text: str) -> list[str]:
     return pieces if len(pieces) > 1 else []
 
 
+_EVERYTHING = re.compile(r"^\W*(all|any|every|todas?|todos?|tous|toutes|alle|tutti|tutte|qualquer|cualquier|"
+                         r"все|wszystkie|alla|kaikki)\b", re.I)
 # What an input's type says of it, where it says anything.
 _TYPE_WORDS = {"password": "password", "email": "email", "search": "search", "tel": "phone", "url": "website",
                "date": "date", "number": "number"}  # fmt: skip
@@ -260,6 +262,12 @@ def field_texts(
                            (m.prompt, Evidence.PROMPT)):  # fmt: skip
         if text:
             out.append(FieldText(text=text, evidence=evidence))
+    if not m.prompt and f.tag == "select" and f.options:
+        # A select showing "All categories" (a value of its own, "all" or "0") names itself
+        # as a prompt does: a search's category or department refinement.
+        shown_option = next((o for o in f.options if o.selected), f.options[0])
+        if _EVERYTHING.match(shown_option.label) and len(tokens(shown_option.label)) > 1:
+            out.append(FieldText(text=shown_option.label, evidence=Evidence.PROMPT))
     if m.section:
         out.append(FieldText(text=m.section, evidence=Evidence.SECTION, weight=params.section_weight))
     for raw in dict.fromkeys((f.html_name, f.id)):
@@ -372,6 +380,9 @@ def read_texts(
     glued together in an identifier (``lostpasswordform``, ``userpassword``) are split
     where the domains' own ``vocabulary`` says where."""
     evidence = form_evidence(form, params)
+    # A class list is a bag of keywords, not a phrase: each of its words names the form
+    # alone ("newsletter subscribe", "ftr emailsignup").
+    evidence = _distinct([*evidence, *_each_word(evidence, Evidence.FORM)])
     free, repeat = free_text(form), confirming(form)
     whole = list(evidence)
     if free is not None:  # its caption, not what says what it holds (name, type, placeholder)
@@ -383,9 +394,6 @@ def read_texts(
     if vocabulary:
         fields = [_unglued(texts, vocabulary) for texts in fields]
         whole = _unglued(whole, vocabulary)
-    # A class list is a bag of keywords, not a phrase: each of its words names the form
-    # alone ("newsletter subscribe", "ftr emailsignup").
-    whole = _distinct([*whole, *_each_word(whole, Evidence.FORM)])
     return FormTexts(
         fields=tuple(tuple(texts) for texts in fields),
         values=tuple(tuple(field_values(f, lay)) for f, lay in zip(form.fields, layouts, strict=True)),
