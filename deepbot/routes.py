@@ -106,8 +106,12 @@ class ScriptElement(_Frozen):
     # script is not in its markup or a script link inside a form (followed only as the
     # pager of a query's results); "submit" for a form's own button (followed only as
     # its results' "Next")
+    # "postback" for an option of a select whose change sends its own form (a filter)
     kind: str = "anchor"
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
+    # What the action's outcome depends on when not the page it is on: a postback select's
+    # form (its action, method and field names). Routes are then known by it, not the page.
+    scope: str | None = None
 
 
 class PageSnapshot(_Frozen):

@@ -68,6 +68,8 @@ class ObtainedLinks:
 
 # The reason a results pager is not followed past max_result_pages (ObtainedLinks.skipped).
 RESULT_PAGES = "result pages"
+# The reason a select that sends its form is not followed inside a query's results.
+FILTERS = "filters of results"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -249,6 +251,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 continue  # any other button a page has: not worth a route
             if script.kind == "submit" and not (via is Via.NEXT and says_next(script.text)):
                 continue  # a form's button: only its results' "Next"
+            if script.kind == "postback" and in_results:
+                # A filter or sort of the results the pager walks: a subset or the same
+                # set again, option after option, on every page of every query.
+                out.skip(FILTERS)
+                continue
             if is_logout(script.option or "", script.text):
                 out.skip("log out")
                 continue
@@ -259,13 +266,23 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 out.skip(RESULT_PAGES)
                 continue
             numbered = pager.get(script.selector)
+            known_by = numbered or script.scope  # a pager's page, a filter's form: not the page shown
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
-                                 key=route_key(via, page_url, numbered) if numbered else None,
+                                 key=_script_key(via, page_url, known_by, script) if known_by else None,
                                  priority=rate(via, page_url, script.text), hint=note(via, page_url))
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+def _script_key(via: Via, page_url: str, known_by: str, script: ScriptElement) -> str:
+    """The key of a script route known by something other than its page: a pager's
+    numbered page (its number says what it shows), or a filter's form with the option
+    chosen (the same filter on every page sends the same form)."""
+    if script.scope is None:
+        return route_key(via, page_url, known_by)
+    return route_key(via, page_url, known_by, script.option or "")
 
 
 def _pager_buttons(scripts: list[ScriptElement]) -> dict[str, str]:

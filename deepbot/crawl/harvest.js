@@ -403,14 +403,22 @@ async (given) => {
   // 4. Jump menus: a <select> whose change handler navigates (old sites' section and
   // page pickers). Each option is a route that chooses it. Not in a form with a text
   // field: there a change handler serves a search form, which the Form Analyzer fills.
+  // A select whose change sends its own form (ASP.NET's AutoPostBack, __doPostBack; an
+  // old page's this.form.submit()) is a form's filter, sort or page size: its options
+  // are "postback" routes, known by the form (its action, method and field names), not
+  // by the page, so a filter shown on every page is one route an option, not one a page.
+  const SENDS = /__doPostBack|\.submit\s*\(|requestSubmit/;
   for (const menu of document.querySelectorAll("select[onchange]")) {
     const form = menu.form;
     if (form && form.querySelector("input:not([type]), input[type=text], input[type=search], textarea")) continue;
+    const sends = form && SENDS.test(menu.getAttribute("onchange"));
+    const scope = sends ? [form.action, form.method, ...[...form.elements].map((el) => `${el.name}:${el.type}`)
+      .sort(), `select ${menu.name || menu.id}`].join("\n") : null;
     for (const option of menu.options) {
       if (out.scripts.length - controls >= opts.maxScripts) break;
       if (option.disabled || option.selected || !option.value || option.value === "#") continue;
       out.scripts.push({ selector: cssPath(menu), text: option.text.trim().replace(/\s+/g, " ").slice(0, 200),
-                         kind: "select", option: option.value });
+                         kind: sends ? "postback" : "select", option: option.value, scope });
     }
   }
 
