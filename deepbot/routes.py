@@ -112,6 +112,8 @@ class ScriptElement(_Frozen):
     # What the action's outcome depends on when not the page it is on: a postback select's
     # form (its action, method and field names). Routes are then known by it, not the page.
     scope: str | None = None
+    # What shows it: the menus' openers a person clicks first (a dropdown's button), in order.
+    opener: tuple[str, ...] = ()
 
 
 class PageSnapshot(_Frozen):

@@ -168,10 +168,13 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
     reached twice is one route. ``key``: another identity for the route (a pager's
     numbered page, the same whichever page its button was clicked on).
     """
+    # A closed menu's item: the menu is opened first, as a person would, so the replay
+    # finds it shown.
+    opening = "".join(click_step(opener) for opener in script.opener)
     if script.option is None:
-        action = click_step(script.selector)
+        action = opening + click_step(script.selector)
     else:
-        action = select_step(script.selector, script.option)
+        action = opening + select_step(script.selector, script.option)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
         key=key or route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,

@@ -80,6 +80,14 @@ def test_a_jump_menu_option_is_a_route_that_chooses_it() -> None:
     assert all(r.program.startswith(f"navigate {SEED}\n") for r in got.routes)  # replayable from scratch
 
 
+def test_a_closed_menus_item_is_a_route_that_opens_the_menu_first() -> None:
+    item = ScriptElement(selector="#menu > li > a", text="Advanced search", opener=("#browseMenu",))
+    got = obtain_links(_parent(), SEED, [], [item], None, Scope.build([SEED]), max_depth=3, page="p1")
+    (route,) = got.routes
+    assert route.steps.splitlines()[-2:] == ['click "#browseMenu"', 'click "#menu > li > a"']
+    assert route.program == f"navigate {SEED}\n" + 'click "#browseMenu"\nclick "#menu > li > a"\n'
+
+
 def test_a_select_that_sends_its_form_is_one_route_an_option_and_none_in_results() -> None:
     # An AutoPostBack filter: known by its form, so two pages showing it make one route an option.
     form = "http://shop.test/browse\nget\nyear:select-one\nselect year"
