@@ -55,3 +55,21 @@ async def test_a_menu_opened_by_a_click_leads_to_the_search_form_and_no_route_fa
     assert answers == {"title=java&author=", "title=xml&author=", "title=&author=knuth"}, answers
     assert all(doc.nseql.count('click "#browseMenu"') == 1 for doc in documents if doc.via is Via.FORM)
     assert took < 120, took  # before: every menu item waited its step timeout, three times, on every page
+
+
+async def test_a_step_whose_element_is_hidden_fails_once_and_at_once(tmp_path: Path) -> None:
+    with FixtureServer() as site:
+        config = CrawlConfig(seeds=(site.url("/menus/once"),), store=tmp_path / "once.sqlite", workers=1,
+                             depth=1, settle_timeout=2.0, step_timeout=8.0)
+        started = time.monotonic()
+        async with Crawler(config) as crawler:
+            documents = [doc async for doc in crawler.run()]
+            failures, retried = crawler.frontier.failures(), crawler.stats.retried
+            attempts = crawler.frontier._read("SELECT attempts FROM routes WHERE key LIKE 'script:%'")
+        took = time.monotonic() - started
+    assert [doc.via for doc in documents] == [Via.SEED]
+    (reason,) = failures
+    assert reason.startswith("ElementUnusable: ") and "hidden (display: none on <p#once>)" in reason, reason
+    assert retried == 0 and attempts == [(1,)], (retried, attempts)
+    # Before: three tries of the 8 s step timeout, with backoff between them (over 30 s).
+    assert took < 15, took
