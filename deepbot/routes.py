@@ -110,7 +110,8 @@ class ScriptElement(_Frozen):
     kind: str = "anchor"
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
     # What the action's outcome depends on when not the page it is on: a postback select's
-    # form (its action, method and field names). Routes are then known by it, not the page.
+    # form (its action, method and field names), a menu item's menu and markup. Routes are
+    # then known by it, not the page.
     scope: str | None = None
     # What shows it: the menus' openers a person clicks first (a dropdown's button), in order.
     opener: tuple[str, ...] = ()

@@ -281,8 +281,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
 
 def _script_key(via: Via, page_url: str, known_by: str, script: ScriptElement) -> str:
     """The key of a script route known by something other than its page: a pager's
-    numbered page (its number says what it shows), or a filter's form with the option
-    chosen (the same filter on every page sends the same form)."""
+    numbered page (its number says what it shows), a filter's form with the option
+    chosen (the same filter on every page sends the same form), a menu's item by its
+    menu and markup (the same header menu on every page does the same)."""
     if script.scope is None:
         return route_key(via, page_url, known_by)
     return route_key(via, page_url, known_by, script.option or "")

@@ -319,6 +319,11 @@ async (given) => {
   };
   const candidates = new Set();  // controls that may open a menu: none is a route until it is known not to
   // ``opener``: the selectors a route clicks first, for what a menu's click showed.
+  // A menu's item is known by its menu and its markup, not by the page: a header's menu
+  // on every page is one route an item, not one a page. Markup that differs (a record's
+  // own menu, whose script names the record) makes routes of its own.
+  const menuItem = (opener, el) => opener ? { opener, scope: ["menu", location.host, ...opener, cssPath(el),
+    el.getAttribute("onclick") || "", el.getAttribute("href") || ""].join("\n") } : {};
   const collect = (opener) => {
     for (const root of [document, ...shadowRoots]) {
       const inShadow = root !== document;
@@ -345,7 +350,7 @@ async (given) => {
           if (inForm && (!text || text.length > 20)) continue;
           seenScript.add(a);
           controls += inForm ? 1 : 0;
-          out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor", ...(opener ? { opener } : {}) });
+          out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor", ...menuItem(opener, a) });
         } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
           const rel = a.getAttribute("rel") || "";
           // An icon's link says nothing (a chevron drawn by CSS); rel="next" names a pager's.
@@ -360,7 +365,7 @@ async (given) => {
       if (seenScript.has(el) || el.closest("form") || el.closest("a[href]") && !seenScript.has(el.closest("a"))) continue;
       if (el.localName === "a" || el.localName === "area" || candidates.has(el) || !shown(el)) continue;
       seenScript.add(el);
-      out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName, ...(opener ? { opener } : {}) });
+      out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName, ...menuItem(opener, el) });
     }
   };
 

@@ -37,6 +37,8 @@ async def test_a_menu_opened_by_a_click_leads_to_the_search_form_and_no_route_fa
         async with Crawler(config) as crawler:
             documents = [doc async for doc in crawler.run()]
             failures, retried = crawler.frontier.failures(), crawler.stats.retried
+            fetched = crawler.stats.fetched
+            script_routes = crawler.frontier._read("SELECT count(*) FROM routes WHERE key LIKE 'script:%'")
         took = time.monotonic() - started
         # The stored program brings a fresh browser to the page behind the old menu.
         maps = next(doc for doc in documents if doc.final_url == site.url("/menus/maps"))
@@ -54,6 +56,9 @@ async def test_a_menu_opened_by_a_click_leads_to_the_search_form_and_no_route_fa
     answers = {doc.final_url.split("?", 1)[1] for doc in documents if doc.via is Via.FORM}
     assert answers == {"title=java&author=", "title=xml&author=", "title=&author=knuth"}, answers
     assert all(doc.nseql.count('click "#browseMenu"') == 1 for doc in documents if doc.via is Via.FORM)
+    # The menus are on every page, but each item is one route: every page is fetched once
+    # (the home page, 3 news, 4 behind the menus, 3 answers); it was 4 routes a page (51 fetches).
+    assert script_routes == [(4,)] and fetched == 11, (script_routes, fetched)
     assert took < 120, took  # before: every menu item waited its step timeout, three times, on every page
 
 
