@@ -424,10 +424,11 @@ async (given) => {
           if (!shown(el)) continue;  // in a menu closed again
           const selector = cssPath(el);
           const taken = out.scripts.length;
+          const already = new Set(hidden.filter(shown));  // a menu that a second click did not close
           el.click();
           // A javascript: link runs its script a task later.
           if (/^javascript:/i.test(el.getAttribute("href") || "")) await new Promise((resolve) => setTimeout(resolve, 0));
-          const showing = hidden.filter(shown);
+          const showing = hidden.filter((h) => !already.has(h) && shown(h));
           collect([selector]);
           if (showing.length || out.scripts.length > taken) {
             openers.add(el);
