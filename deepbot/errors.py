@@ -6,7 +6,8 @@
     ├── BrowserError           the browser could not do what was asked
     │   ├── BrowserNotFoundError   no Chromium could be found to launch
     │   ├── BrowserCrashedError    the browser or its page died mid-route
-    │   └── PageTimeoutError       a page or script did not settle in time
+    │   ├── PageTimeoutError       a page or script did not settle in time
+    │   └── ElementUnusable        a step's element is there but hidden or covered
     ├── ReplayError            a navigation sequence did not reach its page
     ├── FormError              a form could not be analysed, filled or submitted
     │   └── CaptchaShown       its submission brought up a CAPTCHA's test
@@ -45,6 +46,11 @@ class BrowserCrashedError(BrowserError):
 
 class PageTimeoutError(BrowserError):
     """A navigation or script did not finish within its bound."""
+
+
+class ElementUnusable(BrowserError):
+    """A step's element is on the page but hidden or covered (a closed menu's link), or
+    of the wrong kind: the same steps meet it so again, so a retry would not help."""
 
 
 class ReplayError(DeepBotError):

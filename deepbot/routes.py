@@ -114,8 +114,15 @@ class ScriptElement(_Frozen):
     # script is not in its markup or a script link inside a form (followed only as the
     # pager of a query's results); "submit" for a form's own button (followed only as
     # its results' "Next")
+    # "postback" for an option of a select whose change sends its own form (a filter)
     kind: str = "anchor"
     option: str | None = None  # a jump menu's option value: the route chooses it, not a click
+    # What the action's outcome depends on when not the page it is on: a postback select's
+    # form (its action, method and field names), a menu item's menu and markup. Routes are
+    # then known by it, not the page.
+    scope: str | None = None
+    # What shows it: the menus' openers a person clicks first (a dropdown's button), in order.
+    opener: tuple[str, ...] = ()
 
 
 # Why a page's scrolling (or its "Load more" clicks) stopped: "" not done; "end" a round

@@ -135,6 +135,59 @@ _REPLACED = """(el) => {
 }"""
 
 
+# Before an action on an element that is there: whether a person could use it. Hidden
+# (display: none or visibility: hidden on it or above it, or no size: a closed menu's
+# link) or covered at its centre by another element: resolves with why, once it has
+# stayed so `grace` ms and the page fetches nothing (DeepBot's mini-browsers count
+# fetches, deepbot/browser/fetches.js: content still coming may show it), `limit` ms at
+# most; null at once when it is usable. A point outside the window is not tested for
+# cover: the action scrolls it into view first. Playwright alone would wait the whole
+# step timeout for what no later moment changes.
+_USABLE = """(el, [grace, limit, cover]) => new Promise((resolve) => {
+  const named = (n) => {
+    const classes = typeof n.className === 'string' ? n.className.trim().split(/\\s+/).filter(Boolean) : [];
+    return n.localName + (n.id ? '#' + n.id : '') + classes.map((c) => '.' + c).join('');
+  };
+  const why = () => {
+    if (!el.isConnected) return 'gone from the page';
+    const box = el.getBoundingClientRect();
+    const shown = el.checkVisibility({visibilityProperty: true});
+    if (shown && (box.width > 0 && box.height > 0 || getComputedStyle(el).display === 'contents')) {
+      if (!cover) return null;
+      const x = box.left + box.width / 2, y = box.top + box.height / 2;
+      if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return null;
+      const hit = el.getRootNode().elementFromPoint(x, y);
+      if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+      const label = hit.closest('label');
+      if (label && (label.control === el || label.contains(el))) return null;
+      return 'covered by <' + named(hit) + '>';
+    }
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.getRootNode().host || null)) {
+      const style = getComputedStyle(n);
+      const on = n === el ? 'on it' : 'on <' + named(n) + '>';
+      if (style.display === 'none') return 'hidden (display: none ' + on + ')';
+      const seen = style.visibility;
+      if (seen === 'hidden' || seen === 'collapse') return 'hidden (visibility: ' + seen + ' ' + on + ')';
+      if (style.contentVisibility === 'hidden') return 'hidden (content-visibility: hidden ' + on + ')';
+    }
+    return 'hidden (it has no size)';
+  };
+  const started = performance.now();
+  const check = () => {
+    const found = why();
+    const waited = performance.now() - started;
+    const net = window.__deepbotNet;
+    const fetching = net && net.pending && net.pending.size > 0;
+    if (!found || waited >= limit || (waited >= grace && !fetching)) return resolve(found);
+    setTimeout(check, 50);
+  };
+  check();
+})"""
+# How long an element may stay hidden or covered before its step fails (while the page
+# fetches nothing): a menu's fade, an overlay going away. Well under a second.
+UNUSABLE_GRACE_MS = 500
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     final_url: str
@@ -263,16 +316,21 @@ class _Interpreter:
             case Navigate(url=url):
                 await self._navigate(url)
             case Click(selector=sel):
+                await self._usable(sel, "click")
                 await self._act(step, lambda: self._locator(sel).click(timeout=t))
             case Fill(selector=sel, value=value):
+                await self._usable(sel, "type in")
                 await self._locator(sel).fill(value, timeout=t)
             case Select(selector=sel, option=option, by=by):
                 await self._act(step, lambda: self._select(sel, option, by))
             case Check(selector=sel):
+                await self._usable(sel, "tick")
                 await self._act(step, lambda: self._locator(sel).check(timeout=t))
             case Uncheck(selector=sel):
+                await self._usable(sel, "untick")
                 await self._act(step, lambda: self._locator(sel).uncheck(timeout=t))
             case Hover(selector=sel):
+                await self._usable(sel, "point at")
                 await self._locator(sel).hover(timeout=t)
             case Press(selector=sel, key=key):
                 await self._act(step, lambda: self._locator(sel).press(key, timeout=t))
@@ -295,6 +353,28 @@ class _Interpreter:
                 await self._back()
             case _:
                 raise TypeError(f"not an NSEQL step: {step!r}")
+
+    async def _usable(self, selector: str, verb: str) -> None:
+        """Fail at once, NOT_ACTIONABLE, when the element is there but hidden or covered
+        (see _USABLE); an element not there yet is waited for as any step waits. Typing
+        needs no pointer: for ``type in`` a cover is no matter.
+
+        A cover is checked again by Playwright's own trial of the action, briefly: it
+        runs the page's `dismiss` handlers (an overlay shown late), which a look in the
+        page does not."""
+        locator = self._locator(selector)
+        t = self.limits.step_ms
+        grace = min(UNUSABLE_GRACE_MS, t)
+        why = await locator.evaluate(_USABLE, [grace, t, verb != "type in"], timeout=t)
+        if why is None:
+            return
+        if why.startswith("covered"):
+            try:
+                await locator.click(trial=True, timeout=grace)
+                return
+            except PlaywrightTimeoutError:
+                pass
+        raise Failed(Failure.NOT_ACTIONABLE, f"{selector!r} is {why}: a person could not {verb} it")
 
     async def _act(self, step: Step, action: Callable[[], Awaitable[object]]) -> None:
         if self.on_action is not None:

@@ -73,6 +73,8 @@ RESULT_PAGES = "result pages"
 # chain (a "next year" on a page a "next month" led to; ObtainedLinks.skipped).
 CALENDAR_CHAIN = "calendar-like chain"
 CALENDAR_TURN = "calendar-like chain turned"
+# The reason a select that sends its form is not followed inside a query's results.
+FILTERS = "filters of results"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -188,10 +190,13 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
     a click moves no number in a URL.
     """
     chain = chain or _chain(parent)
+    # A closed menu's item: the menu is opened first, as a person would, so the replay
+    # finds it shown.
+    opening = "".join(click_step(opener) for opener in script.opener)
     if script.option is None:
-        action = click_step(script.selector)
+        action = opening + click_step(script.selector)
     else:
-        action = select_step(script.selector, script.option)
+        action = opening + select_step(script.selector, script.option)
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(
         key=key or route_key(via, page_url, page, action), acts_on=page, url=page_url, via=via, depth=depth,
@@ -286,6 +291,11 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 continue  # any other button a page has: not worth a route
             if script.kind == "submit" and not (via is Via.NEXT and says_next(script.text)):
                 continue  # a form's button: only its results' "Next"
+            if script.kind == "postback" and in_results:
+                # A filter or sort of the results the pager walks: a subset or the same
+                # set again, option after option, on every page of every query.
+                out.skip(FILTERS)
+                continue
             if is_logout(script.option or "", script.text):
                 out.skip("log out")
                 continue
@@ -297,14 +307,25 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 continue
             numbered = pager.get(script.selector)
             paging = via is Via.NEXT and results_page  # the results shown in place: no URL moves
+            known_by = numbered or script.scope  # a pager's page, a filter's form: not the page shown
             child = script_route(parent, page or page_identity(page_url, ""), page_url, script, via=via,
-                                 key=route_key(via, page_url, numbered) if numbered else None,
+                                 key=_script_key(via, page_url, known_by, script) if known_by else None,
                                  priority=rate(via, page_url, script.text), hint=note(via, page_url),
                                  chain=Chain(parent.chain, RESULTS) if paging else None)
             if child.key not in seen and child.key not in known:
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+def _script_key(via: Via, page_url: str, known_by: str, script: ScriptElement) -> str:
+    """The key of a script route known by something other than its page: a pager's
+    numbered page (its number says what it shows), a filter's form with the option
+    chosen (the same filter on every page sends the same form), a menu's item by its
+    menu and markup (the same header menu on every page does the same)."""
+    if script.scope is None:
+        return route_key(via, page_url, known_by)
+    return route_key(via, page_url, known_by, script.option or "")
 
 
 def _pager_buttons(scripts: list[ScriptElement]) -> dict[str, str]:

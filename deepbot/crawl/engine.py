@@ -42,7 +42,7 @@ from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.domain import load_domain
-from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError
+from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError, ElementUnusable
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.routes import (
@@ -500,6 +500,8 @@ class Crawler:
             return None
         reason = _reason(exc)
         retry = not any(marker in str(exc) for marker in _PERMANENT)
+        if isinstance(exc, ElementUnusable):
+            retry = False  # the same steps find it hidden or covered again
         if isinstance(exc, CaptchaShown):
             retry = False  # the test would be shown again: DeepBot does not answer them
             if _form_of(lease.route) not in self._guarded:

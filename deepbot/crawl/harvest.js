@@ -1,6 +1,8 @@
 // Everything the crawler needs from a rendered page, in ONE evaluate: one round
 // trip instead of dozens. Menus that insert links on hover are opened by
-// dispatching the events a pointer would, before anchors are collected.
+// dispatching the events a pointer would, before anchors are collected; menus that
+// open on a click are clicked open, one at a time, and their links kept with the
+// opener a route must click first.
 async (given) => {
   // Options as JSON text (what the crawler sends: one value for Playwright to check) or an object.
   const opts = typeof given === "string" ? JSON.parse(given) : given;
@@ -324,7 +326,22 @@ async (given) => {
   const seen = new Set();
   const seenScript = new Set();
   let controls = 0;  // script elements kept only as a results pager: a cap of their own
-  const collect = () => {
+  // Whether a person sees it (as Playwright judges before acting: a box, and no
+  // display: none or visibility: hidden on it or above it). A script element that does
+  // not show is no route of its own: clicking it would fail (a closed menu's item). It
+  // is taken when something opens it, with that opener.
+  const shown = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && el.checkVisibility({ visibilityProperty: true });
+  };
+  const candidates = new Set();  // controls that may open a menu: none is a route until it is known not to
+  // ``opener``: the selectors a route clicks first, for what a menu's click showed.
+  // A menu's item is known by its menu and its markup, not by the page: a header's menu
+  // on every page is one route an item, not one a page. Markup that differs (a record's
+  // own menu, whose script names the record) makes routes of its own.
+  const menuItem = (opener, el) => opener ? { opener, scope: ["menu", location.host, ...opener, cssPath(el),
+    el.getAttribute("onclick") || "", el.getAttribute("href") || ""].join("\n") } : {};
+  const collect = (opener) => {
     for (const root of [document, ...shadowRoots]) {
       const inShadow = root !== document;
       for (const a of root.querySelectorAll("a, area")) {
@@ -341,12 +358,16 @@ async (given) => {
           // pager (__doPostBack): kept as a control, followed only as a results pager.
           const inForm = a.closest("form");
           const full = inForm ? controls >= opts.maxScripts : out.scripts.length - controls >= opts.maxScripts;
-          if (inShadow || full) continue;
+          if (inShadow || full || seenScript.has(a)) continue;
+          if (!shown(a) || candidates.has(a)) {  // a closed menu's, or a menu's opener: a later pass tells
+            seen.delete(a);
+            continue;
+          }
           const text = label(a);
           if (inForm && (!text || text.length > 20)) continue;
           seenScript.add(a);
           controls += inForm ? 1 : 0;
-          out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor" });
+          out.scripts.push({ selector: cssPath(a), text, kind: inForm ? "control" : "anchor", ...menuItem(opener, a) });
         } else if (raw && !raw.startsWith("#") && a.href && /^https?:/i.test(a.href)) {
           const rel = a.getAttribute("rel") || "";
           // An icon's link says nothing (a chevron drawn by CSS); rel="next" names a pager's.
@@ -354,6 +375,14 @@ async (given) => {
           out.links.push({ url: a.href, text, nofollow: /\bnofollow\b/i.test(rel) });
         }
       }
+    }
+    // Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
+    for (const el of document.querySelectorAll("[onclick]")) {
+      if (out.scripts.length - controls >= opts.maxScripts) break;
+      if (seenScript.has(el) || el.closest("form") || el.closest("a[href]") && !seenScript.has(el.closest("a"))) continue;
+      if (el.localName === "a" || el.localName === "area" || candidates.has(el) || !shown(el)) continue;
+      seenScript.add(el);
+      out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName, ...menuItem(opener, el) });
     }
   };
 
@@ -373,22 +402,80 @@ async (given) => {
         el.dispatchEvent(new MouseEvent(type, { bubbles: !type.endsWith("enter"), cancelable: true, view: window }));
       }
     }
+    // 1b. Menus opened by a click: Bootstrap's data-bs-toggle="dropdown", aria-haspopup,
+    // an old onclick that flips style.display. Their items are hidden until a person
+    // clicks the opener, so a route clicks it first. A candidate is a visible control
+    // beside hidden links (in its parent, or in what its aria-controls names). Each is
+    // clicked alone, what it showed taken with it as their opener, and clicked again to
+    // close: the next starts from the page as it was (Bootstrap closes one menu when
+    // another opens). A navigation such a click would start is cancelled.
+    const openers = new Set();
+    const hidden = [...document.querySelectorAll("a, [onclick]")].slice(0, 3000)
+      .filter((el) => !el.closest("form") && !shown(el));
+    if (hidden.length) {  // what shows with no click is taken first (the hover handlers' too, before it can close)
+      const OPENER = "[data-bs-toggle=dropdown], [data-toggle=dropdown], [aria-haspopup]:not([aria-haspopup=false])," +
+        " [aria-expanded=false], button[onclick], [role=button][onclick], a[onclick]:not([href])," +
+        " a[onclick][href^='#'], a[href^='javascript:' i]";
+      const menuOf = (el) => {
+        const named = el.getAttribute("aria-controls");
+        const target = named && document.getElementById(named);
+        if (target) return target;
+        const parent = el.parentElement;  // a dropdown's wrapper, a menu bar's item
+        return parent && parent !== document.body && parent.querySelectorAll("a").length <= 60 ? parent : null;
+      };
+      for (const el of document.querySelectorAll(OPENER)) {
+        if (candidates.size >= opts.maxHover) break;
+        if (el.disabled || el.closest("form") || !shown(el)) continue;
+        const href = el.localName === "a" ? (el.getAttribute("href") || "").trim() : "";
+        if (href && !href.startsWith("#") && !/^javascript:/i.test(href)) continue;  // a link to a page: followed as one
+        const menu = menuOf(el);
+        if (menu && hidden.some((h) => menu.contains(h) && !el.contains(h))) candidates.add(el);
+      }
+    }
+    collect(null);
+    if (candidates.size) {
+      const stay = (e) => { if (!e.destination.sameDocument && e.cancelable) e.preventDefault(); };
+      if (window.navigation) window.navigation.addEventListener("navigate", stay);
+      try {
+        for (const el of candidates) {
+          if (!shown(el)) continue;  // in a menu closed again
+          const selector = cssPath(el);
+          const taken = out.scripts.length;
+          const already = new Set(hidden.filter(shown));  // a menu that a second click did not close
+          el.click();
+          // A javascript: link runs its script a task later.
+          if (/^javascript:/i.test(el.getAttribute("href") || "")) await new Promise((resolve) => setTimeout(resolve, 0));
+          const showing = hidden.filter((h) => !already.has(h) && shown(h));
+          collect([selector]);
+          if (showing.length || out.scripts.length > taken) {
+            openers.add(el);
+            seenScript.add(el);  // the opener is no route of its own: it only shows the page's menu
+          }
+          if (el.getAttribute("aria-expanded") === "true" || showing.some(shown)) el.click();
+        }
+      } finally {
+        if (window.navigation) window.navigation.removeEventListener("navigate", stay);
+      }
+      candidates.clear();  // one that opened nothing is a script element like any other
+    }
     // Disclosure toggles (the ARIA pattern: a collapsed button that opens a panel)
-    // are clicked: by convention they reveal content rather than navigate.
+    // are clicked: by convention they reveal content rather than navigate. They stay
+    // open; what each showed is taken with it as its opener.
     let toggles = 0;
     for (const el of document.querySelectorAll('[aria-expanded="false"], details:not([open]) > summary')) {
-      if (toggles >= opts.maxHover || el.closest("form") || el.closest("a[href]")) continue;
+      if (toggles >= opts.maxHover || openers.has(el) || el.closest("form") || el.closest("a[href]")) continue;
       if (el.localName === "summary" || el.localName === "button" || el.getAttribute("role") === "button") {
+        const selector = cssPath(el);
         el.click();
         toggles++;
+        collect([selector]);
       }
     }
     const opened = document.querySelectorAll("a").length;
-    collect();  // what the handlers inserted synchronously, before anything can close it
     if (triggers.size || toggles) await new Promise((resolve) => setTimeout(resolve, 0));
-    out.revealed = Math.max(opened, document.querySelectorAll("a").length) - before;
+    out.revealed = Math.max(opened, document.querySelectorAll("a").length) - before + openers.size;
   }
-  collect();  // and what came a tick later
+  collect(null);  // and what came a tick later
 
   // 2. Documents the page leads to without an anchor. Frames and iframes: what they show
   // is a document of its own (an old site's navigation frame, a results iframe).
@@ -409,25 +496,27 @@ async (given) => {
     } catch (e) {}  // not a URL: nothing to follow
   }
 
-  // 3. Other clickable elements driven by script (onclick on spans, buttons…), outside forms.
-  for (const el of document.querySelectorAll("[onclick]")) {
-    if (out.scripts.length - controls >= opts.maxScripts) break;
-    if (seenScript.has(el) || el.closest("form") || el.closest("a[href]") && !seenScript.has(el.closest("a"))) continue;
-    if (el.localName === "a" || el.localName === "area") continue;
-    out.scripts.push({ selector: cssPath(el), text: label(el), kind: el.localName });
-  }
+  // 3. Other clickable elements driven by script: collect() took them with the anchors.
 
   // 4. Jump menus: a <select> whose change handler navigates (old sites' section and
   // page pickers). Each option is a route that chooses it. Not in a form with a text
   // field: there a change handler serves a search form, which the Form Analyzer fills.
+  // A select whose change sends its own form (ASP.NET's AutoPostBack, __doPostBack; an
+  // old page's this.form.submit()) is a form's filter, sort or page size: its options
+  // are "postback" routes, known by the form (its action, method and field names), not
+  // by the page, so a filter shown on every page is one route an option, not one a page.
+  const SENDS = /__doPostBack|\.submit\s*\(|requestSubmit/;
   for (const menu of document.querySelectorAll("select[onchange]")) {
     const form = menu.form;
     if (form && form.querySelector("input:not([type]), input[type=text], input[type=search], textarea")) continue;
+    const sends = form && SENDS.test(menu.getAttribute("onchange"));
+    const scope = sends ? [form.action, form.method, ...[...form.elements].map((el) => `${el.name}:${el.type}`)
+      .sort(), `select ${menu.name || menu.id}`].join("\n") : null;
     for (const option of menu.options) {
       if (out.scripts.length - controls >= opts.maxScripts) break;
       if (option.disabled || option.selected || !option.value || option.value === "#") continue;
       out.scripts.push({ selector: cssPath(menu), text: option.text.trim().replace(/\s+/g, " ").slice(0, 200),
-                         kind: "select", option: option.value });
+                         kind: sends ? "postback" : "select", option: option.value, scope });
     }
   }
 

@@ -23,7 +23,7 @@ from deepbot import challenge
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
-from deepbot.errors import BrowserError, CaptchaShown, FormError
+from deepbot.errors import BrowserError, CaptchaShown, ElementUnusable, FormError
 from deepbot.routes import PageSnapshot, Route, SessionState
 
 log = logging.getLogger(__name__)
@@ -180,6 +180,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             login_form=bool(data.get("login")),
         )
     except nseql.StepError as exc:
+        if exc.kind is nseql.Failure.NOT_ACTIONABLE:
+            raise ElementUnusable(str(exc)) from exc
         raise browser_error(exc, str(exc)) from exc  # its text names the line
     except PlaywrightError as exc:
         raise browser_error(exc, exc.message) from exc

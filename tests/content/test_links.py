@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.content.links import Scope, is_pager, link_route, obtain_links
+from deepbot.content.links import FILTERS, Scope, is_pager, link_route, obtain_links
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
 from deepbot.sequences import navigate_step
 
@@ -78,6 +78,31 @@ def test_a_jump_menu_option_is_a_route_that_chooses_it() -> None:
         'select "#jump" value "/fiction"', 'select "#jump" value "/history"', 'click "#more"']
     assert len({r.key for r in got.routes}) == 3 and {r.via for r in got.routes} == {Via.SCRIPT}
     assert all(r.program.startswith(f"navigate {SEED}\n") for r in got.routes)  # replayable from scratch
+
+
+def test_a_closed_menus_item_is_a_route_that_opens_the_menu_first() -> None:
+    item = ScriptElement(selector="#menu > li > a", text="Advanced search", opener=("#browseMenu",))
+    got = obtain_links(_parent(), SEED, [], [item], None, Scope.build([SEED]), max_depth=3, page="p1")
+    (route,) = got.routes
+    assert route.steps.splitlines()[-2:] == ['click "#browseMenu"', 'click "#menu > li > a"']
+    assert route.program == f"navigate {SEED}\n" + 'click "#browseMenu"\nclick "#menu > li > a"\n'
+
+
+def test_a_select_that_sends_its_form_is_one_route_an_option_and_none_in_results() -> None:
+    # An AutoPostBack filter: known by its form, so two pages showing it make one route an option.
+    form = "http://shop.test/browse\nget\nyear:select-one\nselect year"
+    menu = [ScriptElement(selector=f"#{where} select", text=year, kind="postback", option=year, scope=form)
+            for where in ("header", "footer") for year in ("2019", "2020")]
+    scope = Scope.build([SEED])
+    first = obtain_links(_parent(), SEED, [], menu[:2], None, scope, max_depth=3, page="p1")
+    second = obtain_links(_parent(), SEED, [], menu[2:], None, scope, max_depth=3, page="p2")
+    assert [r.steps.splitlines()[-1] for r in first.routes] == [
+        'select "#header select" value "2019"', 'select "#header select" value "2020"']
+    assert [r.key for r in first.routes] == [r.key for r in second.routes]
+    # In a query's results it filters or sorts what the pager walks ("2019" is no page number).
+    results = _parent().model_copy(update={"domain": "books", "query": {"title": "java"}})
+    got = obtain_links(results, SEED, [], menu, None, scope, max_depth=3, page="p3")
+    assert got.routes == [] and got.skipped == {FILTERS: 4}
 
 
 def test_a_row_of_pager_buttons_is_followed_outside_results_and_a_lone_one_is_not() -> None:

@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page
 import nseql
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, find_overlay, harvest_args, visit
-from deepbot.errors import BrowserError
+from deepbot.errors import BrowserError, ElementUnusable
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
 from deepbot.sequences import append_steps, click_step, navigate_step
 from fixtures.server import STATIC_ROOT, FixtureServer
@@ -157,7 +157,7 @@ async def test_a_click_route_replays_the_dismissal_before_its_click(site: Fixtur
 async def test_the_click_alone_is_stopped_by_the_wall(site: FixtureServer) -> None:
     url = site.url("/lab/consent/")
     steps = append_steps(navigate_step(url), click_step(ARCHIVE_LINK))
-    with pytest.raises(BrowserError, match="intercepts pointer events"):
+    with pytest.raises(ElementUnusable, match="is covered by <div#ccWall>"):
         await _visit(url, steps=steps, acts=True, options=VisitOptions(step_timeout_ms=1_500))
 
 
