@@ -379,6 +379,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = find_data(args.data)
     mapping = yaml.safe_load(Path(args.map).read_text(encoding="utf-8"))
     domains = [load_domain(p) for p in sorted(Path(args.domains).glob("*.yaml"))]
+    missing = set(mapping.get("types", {}).values()) - {d.name for d in domains}
+    if missing or not isinstance(mapping.get("fields", {}), dict):
+        sys.exit(f"real_forms: {args.map} names domains not in {args.domains}: {', '.join(sorted(missing))} "
+                 "(the map is {types: {code: domain name}, fields: {domain name: {field code: attribute}}})")
+    attributes = {d.name: {a.name for a in d.attributes} for d in domains}
+    for name, codes in mapping.get("fields", {}).items():
+        unknown = sorted(set(codes.values()) - attributes.get(name, set()))
+        if unknown:
+            sys.exit(f"real_forms: {args.map}: fields of {name}: {', '.join(unknown)} "
+                     f"{'are not its attributes' if name in attributes else '(no such domain)'}")
     pages = load_pages(data, args.split, args.limit, set(args.pages.split(",")) if args.pages else None)
     results = asyncio.run(analyze_all(data, pages, domains, args.js, args.timeout))
     fig = score(results, mapping)
