@@ -502,6 +502,18 @@ WHOLE_FORM = ""  # the field name of the form as a whole in similarity entries a
 FORM_EVIDENCE = frozenset({Evidence.BUTTON, Evidence.ACTION, Evidence.HEADING, Evidence.FORM})
 
 
+def _typed(labels: Sequence[str]) -> bool:
+    """Whether an attribute is one an input type names (a password, an e-mail, a search
+    box, a phone number): what a person types into a field. The form as a whole holds such
+    an attribute only on what it shows a person (its button, its heading), not on its
+    identifiers: a recovery form's class "user-pass" says what the form is about, not
+    that it asks for a password."""
+    return any(tokens(label) in _TYPED for label in labels)
+
+
+_TYPED = frozenset(tokens(word) for word in _TYPE_WORDS.values())
+
+
 def form_entries(
     form: ExtractedForm,
     layouts: Sequence[FieldLayout],
@@ -521,10 +533,13 @@ def form_entries(
     weights = np.array([t.weight for t in whole])
     sims = side.scorer.table(side.labels, [t.text for t in whole]) * weights[None, :]
     entries = []
+    identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION) for t in whole])
     for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
         if ls.stop == ls.start:
             continue
         block = sims[ls]
+        if _typed(attribute.labels) and identifiers.any():
+            block = np.where(identifiers[None, :], 0.0, block)
         li, ti = np.unravel_index(int(block.argmax()), block.shape)
         value = round(float(block[li, ti]), 4)
         if value > 0:
