@@ -20,9 +20,9 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from deepbot import challenge
 from deepbot.browser import launch_chromium
-from deepbot.domain import load_domain
+from deepbot.config.domain import load_domain
+from deepbot.content import challenge
 from deepbot.forms.analyzer import analyze_extracted
 from deepbot.forms.extract import _script, build_extraction
 from deepbot.forms.panels import open_panels

@@ -18,7 +18,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from deepbot.browser import launch_chromium
-from deepbot.domain import Domain, load_domain
+from deepbot.config.domain import Domain, load_domain
 from deepbot.forms.analyzer import analyze_page
 from deepbot.forms.evaluate import Associations, associations, load_truth, metrics, truth_associations
 from deepbot.forms.models import PageAnalysis

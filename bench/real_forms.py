@@ -50,7 +50,7 @@ import yaml
 from playwright.async_api import Route, async_playwright
 
 from deepbot.browser import launch_chromium
-from deepbot.domain import Domain, load_domain
+from deepbot.config.domain import Domain, load_domain
 from deepbot.forms.analyzer import analyze_extracted
 from deepbot.forms.extract import extract_page
 from deepbot.forms.models import FormAnalysis, PageExtraction

@@ -607,7 +607,7 @@ def score(app: App, prepared: Prepared, store: Path, output: str, wall: float) -
 
 
 def domain_queries(path: Path) -> list[Query]:
-    from deepbot.domain import load_domain  # DeepBot itself: installed with the repository
+    from deepbot.config.domain import load_domain  # DeepBot itself: installed with the repository
 
     return [dict(q) for q in load_domain(path).queries]
 

@@ -5,7 +5,7 @@
             ...
 
     for document in deepbot.crawl(seeds=["https://shop.example/"], store="shop.sqlite"):
-        ...  # the same, from synchronous code (see deepbot.api)
+        ...  # the same, from synchronous code (see deepbot.crawl.iterator)
 
 ``deepbot.crawl`` is the function; the ``deepbot.crawl`` package (engine, stats…) is
 imported by its submodules' names, e.g. ``from deepbot.crawl.engine import Crawler``.
@@ -13,10 +13,10 @@ imported by its submodules' names, e.g. ``from deepbot.crawl.engine import Crawl
 
 from typing import TYPE_CHECKING, Any
 
-from deepbot.api import CrawlIterator, crawl
 from deepbot.config import CrawlConfig
+from deepbot.config.domain import Attribute, Domain, load_domain
 from deepbot.crawl.engine import Crawler
-from deepbot.domain import Attribute, Domain, load_domain
+from deepbot.crawl.iterator import CrawlIterator, crawl
 from deepbot.errors import (
     BrowserError,
     ConfigError,

@@ -65,14 +65,14 @@ class Failure(StrEnum):
 class StepError(NseqlError):
     """A step failed while running; ``steps_run`` steps before it succeeded."""
 
-    def __init__(self, step: Step, kind: Failure, reason: str, *, steps_run: int) -> None:
-        from nseql.dump import dump_step  # dump imports the model, which imports this module
-
+    def __init__(self, step: Step, text: str, kind: Failure, reason: str, *, steps_run: int) -> None:
+        # ``text`` is the step as NSEQL (nseql.dump_step): the raiser writes it, so this
+        # module imports nothing of the package and the model can import it freely.
         self.step = step
         self.kind = kind
         self.reason = reason
         self.steps_run = steps_run
-        super().__init__(f"line {step.line}: {dump_step(step)}: {reason}")
+        super().__init__(f"line {step.line}: {text}: {reason}")
 
     @property
     def line(self) -> int:

@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from nseql.dump import dump_step
 from nseql.errors import Failure, StepError
 from nseql.frames import locate
 from nseql.model import (
@@ -302,10 +303,10 @@ class _Interpreter:
         try:
             await self._dispatch(step)
         except Failed as failed:
-            raise StepError(step, failed.kind, failed.reason, steps_run=done) from failed
+            raise StepError(step, dump_step(step), failed.kind, failed.reason, steps_run=done) from failed
         except PlaywrightError as exc:
             kind, reason = await translate(self.page, step, exc, self.limits.step_ms)
-            raise StepError(step, kind, reason, steps_run=done) from exc
+            raise StepError(step, dump_step(step), kind, reason, steps_run=done) from exc
 
     def _locator(self, selector: str) -> Locator:
         return locate(self.page, selector)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from deepbot import challenge
+from deepbot.content import challenge
 
 PAGE = re.compile(challenge.PAGE_WORDS, re.I)
 

@@ -9,8 +9,8 @@ import pytest
 from deepbot.cli import build_parser
 from deepbot.cli.crawl import _FLAGS, config_from_args
 from deepbot.config import CrawlConfig
+from deepbot.config.load import load_config
 from deepbot.errors import ConfigError
-from deepbot.settings import load_config
 
 
 def test_yaml_config_is_validated_and_paths_are_relative_to_it(tmp_path: Path) -> None:
@@ -62,8 +62,8 @@ def test_how_many_refusals_before_a_host_is_left_for_the_next_run() -> None:
 
 
 def test_a_sample_page_is_the_first_seed_and_excludes_a_topic() -> None:
+    from deepbot.config.load import validate_config
     from deepbot.errors import ConfigError
-    from deepbot.settings import validate_config
 
     config = CrawlConfig(like="http://cup.test/player/1", seeds=("http://cup.test/", "http://cup.test/player/1"))
     assert config.seeds == ("http://cup.test/player/1", "http://cup.test/")

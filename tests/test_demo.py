@@ -66,7 +66,7 @@ def test_the_demo_crawls_the_bookshop_as_the_readme_shows_and_its_next_steps_wor
     found = subprocess.run([sys.executable, "-m", "deepbot", "search", term, "--store", str(store)],
                            capture_output=True, text=True, timeout=60, check=False)
     assert found.returncode == 0 and found.stdout.startswith("1. "), found.stdout + found.stderr
-    assert f"`deepbot fixtures serve --port {port[1]}`" in done.stdout
+    assert f"`deepbot demo --serve --port {port[1]}`" in done.stdout
     replay = next(line for line in out if line.startswith("  deepbot replay "))
     assert "# results of {" in replay
     nseql = out[out.index("Its navigation sequence (NSEQL):") + 1:]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from deepbot.domain import Domain, load_domain, parse_domain
+from deepbot.config.domain import Domain, load_domain, parse_domain
 from deepbot.errors import DomainError
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"

@@ -15,11 +15,11 @@ from urllib.parse import urlencode, urljoin, urlsplit
 import pytest
 from playwright.async_api import Browser, Page
 
-from fixtures import catalog
-from fixtures.catalog import Shop, detail_path
+from deepbot.demo import catalog, shopkit
+from deepbot.demo.catalog import Shop, detail_path
+from deepbot.demo.shopkit import NO_CRITERIA, NO_RESULTS, PAGE_SIZE, Variant
 from fixtures.server import FixtureServer
-from fixtures.sites import shopkit, shops
-from fixtures.sites.shopkit import NO_CRITERIA, NO_RESULTS, PAGE_SIZE, Variant
+from fixtures.sites import shops
 
 SHOPS: tuple[Shop, Shop] = ("books", "music")
 ALL_VARIANTS = [v for shop in SHOPS for v in shops.variants(shop)]

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 import nseql
-from deepbot.errors import ConfigError
-from deepbot.routes import SessionState
-from deepbot.sessions import (
+from deepbot.crawl.sessions import (
     dropped_login,
     expand_variables,
     load_session,
@@ -19,6 +17,8 @@ from deepbot.sessions import (
     relogged,
     save_session,
 )
+from deepbot.errors import ConfigError
+from deepbot.routes import SessionState
 
 # As Playwright's context.storage_state() writes it.
 PLAYWRIGHT_STATE = {

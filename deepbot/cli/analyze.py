@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from deepbot.domain import Domain, load_domain
+from deepbot.config.domain import Domain, load_domain
 from deepbot.errors import BrowserCrashedError, BrowserError
 from deepbot.forms.models import FormAnalysis, PageAnalysis
 

@@ -70,7 +70,7 @@ def register(sub: Any) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> CrawlConfig:
-    from deepbot.settings import load_config
+    from deepbot.config.load import load_config
 
     values: dict[str, Any] = {}
     if args.config is not None:
@@ -89,7 +89,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         values["headless"] = False
     if args.shared_session:
         values["shared_session"] = True
-    from deepbot.settings import validate_config
+    from deepbot.config.load import validate_config
 
     return validate_config(values, source="command line")
 

@@ -1,4 +1,7 @@
-"""``deepbot demo``: crawl the bundled bookshop through its search forms, then explain."""
+"""``deepbot demo``: crawl the bundled bookshop through its search forms, then explain.
+
+``deepbot demo --serve`` only serves the demo site, for replaying what a demo crawl stored.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,13 @@ import asyncio
 import logging
 import shlex
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from deepbot.config import CrawlConfig
-from deepbot.domain import load_domain
+from deepbot.config.domain import load_domain
 from deepbot.errors import ConfigError
 from deepbot.routes import Document, Via
 
@@ -25,32 +29,56 @@ def register(sub: Any) -> None:
     p.add_argument("--store", type=Path, default=Path("deepbot-demo.sqlite"))
     p.add_argument("--port", type=int, default=DEMO_PORT, help="port of the demo site on 127.0.0.1")
     p.add_argument("--shop", choices=("books", "music"), default="books")
-    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--workers", type=int, default=4, help="browser contexts crawling at once (default: 4)")
+    p.add_argument("--serve", action="store_true",
+                   help="only serve the demo site until Ctrl-C (to replay what a demo crawl stored)")
     p.set_defaults(func=run)
 
 
-def _domain_file(shop: str) -> Path:
-    # The demo runs from a checkout (scripts/demo.sh installs it editable): domains/ sits beside it.
-    bundled = Path(__file__).resolve().parents[2] / "domains" / f"{shop}.yaml"
-    if not bundled.is_file():
-        raise ConfigError(f"{bundled} not found: run the demo from a DeepBot checkout")
-    return bundled
+def _shown(domain: Path) -> Path:
+    """The domain file as a person in a checkout would type it (domains/books.yaml)."""
+    typed = Path("domains") / domain.name
+    if typed.is_file() and typed.samefile(domain):
+        return typed
+    return domain
+
+
+def _server(port: int) -> Any:
+    from deepbot.demo import demo_server
+
+    try:
+        return demo_server(port=port)
+    except OSError as exc:  # the port is taken: say so before anything is deleted
+        hint = "" if port == 0 else f"; pass --port N (0 picks a free port), or stop what serves {port}"
+        reason = exc.strerror or str(exc)
+        raise ConfigError(f"cannot serve the demo site on 127.0.0.1:{port}: {reason}{hint}") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    from fixtures.server import FixtureServer
+    from deepbot.demo import domain_file
 
-    for suffix in ("", "-wal", "-shm"):  # a demo starts from scratch
-        Path(f"{args.store}{suffix}").unlink(missing_ok=True)
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
-    with FixtureServer(port=args.port) as site:
+    site = _server(args.port)
+    with site:
+        if args.serve:
+            return _serve(site.base_url)
+        for suffix in ("", "-wal", "-shm"):  # a demo starts from scratch, once its site is up
+            Path(f"{args.store}{suffix}").unlink(missing_ok=True)
         seed = site.url(f"/{args.shop}/")
-        domain = _domain_file(args.shop)
-        shown = domain.relative_to(Path.cwd()) if domain.is_relative_to(Path.cwd()) else domain
-        print(f"Demo site: {seed}   domain: {shown}")
+        domain = domain_file(args.shop)
+        print(f"Demo site: {seed}   domain: {_shown(domain)}")
         config = CrawlConfig(seeds=(seed,), domains=(domain,), store=args.store, workers=args.workers,
                              depth=3, settle_timeout=2.0)
         return asyncio.run(_crawl(config, site.port))
+
+
+def _serve(base_url: str) -> int:
+    print(f"Demo site at {base_url}/  (Ctrl-C to stop)", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
 
 
 def _search_term(domain_file: Path) -> str:
@@ -94,7 +122,7 @@ async def _crawl(config: CrawlConfig, port: int) -> int:
     if example is not None:
         print(f"  deepbot replay {example.id} --store {store}   # results of {example.query} "
               f"on {example.form_url}")
-        serve = "deepbot fixtures serve" + ("" if port == DEMO_PORT else f" --port {port}")
+        serve = "deepbot demo --serve" + ("" if port == DEMO_PORT else f" --port {port}")
         print(f"  (replaying needs the demo site: `{serve}` in another terminal)")
         print("\nIts navigation sequence (NSEQL):")
         print("".join(f"  {line}\n" for line in example.nseql.splitlines()), end="")

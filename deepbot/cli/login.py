@@ -47,9 +47,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from deepbot.crawl.sessions import expand_variables, save_session
     from deepbot.errors import ReplayError
     from deepbot.replay import load_program, replay
-    from deepbot.sessions import expand_variables, save_session
 
     source = "<stdin>" if args.program == "-" else args.program
     try:

@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_file(args: argparse.Namespace, target: str) -> int:
+    from deepbot.crawl.sessions import load_session
     from deepbot.replay import replay
-    from deepbot.sessions import load_session
 
     try:
         text = sys.stdin.read() if target == "-" else Path(target).read_text(encoding="utf-8")
@@ -151,8 +151,8 @@ def _run_document(args: argparse.Namespace, doc_id: str) -> int:
 
 def _start_session(args: argparse.Namespace, digest: str | None) -> SessionState | None:
     """The session a document's program starts from: --session, else the crawl's own."""
+    from deepbot.crawl.sessions import load_session
     from deepbot.frontier import SqliteRouteStore
-    from deepbot.sessions import load_session
 
     if args.session is not None:
         return load_session(args.session)

@@ -26,7 +26,7 @@ from deepbot.content.handlers import (
     default_registry,
 )
 from deepbot.content.postprocess import MainTextProcessor, PostProcessChain, ProcessContext, Processor
-from deepbot.content.query import KeywordQuery, parse_query
+from deepbot.text.query import KeywordQuery, parse_query
 
 __all__ = [
     "ACCEPT",

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from deepbot.content.query import KeywordQuery
 from deepbot.errors import ConfigError
 from deepbot.routes import Document
+from deepbot.text.query import KeywordQuery
 
 ACCEPTED = "accepted"
 QUERY_MISMATCH = "query-mismatch"

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
-from deepbot.content.topic import Topic
 from deepbot.content.traps import RESULTS, Chain, chain_step
+from deepbot.policy.topic import Topic
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
-from deepbot.sequences import append_steps, click_step, navigate_step, select_step
+from deepbot.routes.sequences import append_steps, click_step, navigate_step, select_step
 
 
 @dataclass(frozen=True)

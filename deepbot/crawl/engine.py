@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
+from deepbot.config.domain import load_domain
 from deepbot.content import (
     Fetched,
     MainTextProcessor,
@@ -34,17 +35,17 @@ from deepbot.content import (
 )
 from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.content.structure import STOP_BELOW, StructureModel, StructureProcessor
-from deepbot.content.topic import Topic
 from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
+from deepbot.crawl.sessions import dropped_login, load_session, logged_into, relogged
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
-from deepbot.domain import load_domain
 from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError, ElementUnusable
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
+from deepbot.policy.structure import STOP_BELOW, StructureModel, StructureProcessor
+from deepbot.policy.topic import Topic
 from deepbot.routes import (
     EMPTY_SESSION,
     Document,
@@ -58,12 +59,11 @@ from deepbot.routes import (
     results_identity,
     route_key,
 )
-from deepbot.sequences import append_steps, navigate_step
-from deepbot.sessions import dropped_login, load_session, logged_into, relogged
+from deepbot.routes.sequences import append_steps, navigate_step
 from deepbot.store import SqliteDocumentStore
 
 if TYPE_CHECKING:
-    from deepbot.content.hmm import PathProcessor
+    from deepbot.policy.hmm import PathProcessor
 
 log = logging.getLogger("deepbot.crawl")
 
@@ -455,7 +455,7 @@ class Crawler:
             self._policy_saved = time.monotonic()
 
     def _learn_paths(self, store: Path, topic: Topic) -> PathProcessor:
-        from deepbot.content.hmm import PathProcessor, describe, train, training_pages  # numpy: only here
+        from deepbot.policy.hmm import PathProcessor, describe, train, training_pages  # numpy: only here
 
         if store.resolve() == self.config.store.resolve():
             raise ConfigError(f"learn_from {store}: learn from an earlier crawl's store, not this one")

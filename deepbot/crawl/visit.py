@@ -19,10 +19,10 @@ from playwright.async_api import Page, Response
 from pydantic import BaseModel, ConfigDict
 
 import nseql
-from deepbot import challenge
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
+from deepbot.content import challenge
 from deepbot.errors import BrowserError, CaptchaShown, ElementUnusable, FormError
 from deepbot.routes import PageSnapshot, Route, SessionState
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Page
 
-from deepbot import challenge
-from deepbot.domain import Domain
+from deepbot.config.domain import Domain
+from deepbot.content import challenge
 from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from deepbot.domain import Domain
+from deepbot.config.domain import Domain
 from deepbot.forms.match import MatchParams, alias_similarity, field_texts
 from deepbot.forms.models import (
     Box,

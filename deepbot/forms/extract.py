@@ -18,8 +18,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from deepbot import challenge
 from deepbot.browser.failures import crash_or
+from deepbot.content import challenge
 from deepbot.errors import FormError
 from deepbot.forms.models import (
     Box,

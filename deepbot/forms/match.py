@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from deepbot.domain import Domain
+from deepbot.config.domain import Domain
 from deepbot.forms.assign import assign
 from deepbot.forms.models import (
     Assignment,

@@ -16,11 +16,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepbot.config.domain import Domain
 from deepbot.content.postprocess import ProcessContext
-from deepbot.domain import Domain
 from deepbot.errors import FormError
 from deepbot.routes import QUERY_PRIORITY, Route, Via, page_identity, route_key
-from deepbot.sequences import append_steps, steps_text
+from deepbot.routes.sequences import append_steps, steps_text
 
 if TYPE_CHECKING:
     from deepbot.forms.models import DomainMatch, ExtractedForm, FormAnalysis

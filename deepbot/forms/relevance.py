@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepbot.domain import Domain
+from deepbot.config.domain import Domain
 from deepbot.forms.models import Assignment, Chooser, DomainMatch, SimilarityEntry
 
 __all__ = ["relevance", "score"]

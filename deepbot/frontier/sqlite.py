@@ -45,7 +45,7 @@ from deepbot.errors import StoreError
 from deepbot.frontier.base import Lease, RouteRecord, RouteState
 from deepbot.frontier.process import current_identity, is_dead
 from deepbot.routes import Route, SessionState
-from deepbot.sqlitefile import SqliteFile
+from deepbot.store.sqlitefile import SqliteFile
 
 SCHEMA_VERSION = "1"
 

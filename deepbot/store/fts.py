@@ -1,6 +1,6 @@
 """User queries → FTS5 MATCH expressions that cannot be a syntax error.
 
-The query language is the relevance filter's (``deepbot.content.query``): AND, OR,
+The query language is the relevance filter's (``deepbot.text.query``): AND, OR,
 NOT, parentheses, "phrases", prefix*. Every term is emitted as an FTS5 string, so
 ``C++``, ``NEAR`` or a stray ``:`` reach the tokenizer instead of the parser. A query
 that does not parse is searched as all of its words, because a search box should
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from deepbot.content.query import And, Node, Not, Or, Phrase, Term, parse_query
 from deepbot.errors import ConfigError
+from deepbot.text.query import And, Node, Not, Or, Phrase, Term, parse_query
 
 _WORD = re.compile(r'[^\s()"]+')
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # FTS5 reads a NUL as the end of the query string

@@ -24,9 +24,9 @@ from typing import Any
 
 from deepbot.errors import StoreError
 from deepbot.routes import Document, Via
-from deepbot.sqlitefile import SqliteFile
 from deepbot.store.base import Hit
 from deepbot.store.fts import fts_query
+from deepbot.store.sqlitefile import SqliteFile
 
 SCHEMA_VERSION = "1"
 

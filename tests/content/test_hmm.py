@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from deepbot.content import ACCEPT, Fetched, ProcessContext, build_document, default_registry
-from deepbot.content.hmm import LEVELS, PathProcessor, TrainingPage, levels, train
-from deepbot.content.topic import Topic
+from deepbot.policy.hmm import LEVELS, PathProcessor, TrainingPage, levels, train
+from deepbot.policy.topic import Topic
 from deepbot.routes import Route, Via, route_key
 
 GARDEN = "garden tools pruning secateurs spade compost soil"

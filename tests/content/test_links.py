@@ -6,7 +6,7 @@ import pytest
 
 from deepbot.content.links import FILTERS, Scope, is_pager, link_route, obtain_links
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
-from deepbot.sequences import navigate_step
+from deepbot.routes.sequences import navigate_step
 
 SEED = "http://shop.test/"
 

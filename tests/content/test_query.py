@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.content.query import And, KeywordQuery, Not, Or, Phrase, Term, parse_query, terms
 from deepbot.errors import ConfigError
+from deepbot.text.query import And, KeywordQuery, Not, Or, Phrase, Term, parse_query, terms
 
 PARSES = [
     ("java", Term("java")),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepbot.content.structure import HOMOLOGOUS, PROBES, WAITING, StructureModel, jaccard, link_collections
+from deepbot.policy.structure import HOMOLOGOUS, PROBES, WAITING, StructureModel, jaccard, link_collections
 
 SITE = "http://cup.test"
 

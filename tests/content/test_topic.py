@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deepbot.config import CrawlConfig
-from deepbot.content.topic import Topic, terms
+from deepbot.config.load import validate_config
 from deepbot.errors import ConfigError
-from deepbot.settings import validate_config
+from deepbot.policy.topic import Topic, terms
 
 
 def test_terms_are_stemmed_words_without_stop_words() -> None:

@@ -8,7 +8,7 @@ import pytest
 from deepbot.content.links import CALENDAR_CHAIN, CALENDAR_TURN, Scope, obtain_links
 from deepbot.content.traps import RESULTS, Chain, chain_step, moves_a_number
 from deepbot.routes import Route, Via, route_key
-from deepbot.sequences import navigate_step
+from deepbot.routes.sequences import navigate_step
 
 SITE = "http://events.test"
 

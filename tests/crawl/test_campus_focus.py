@@ -17,8 +17,8 @@ import pytest
 
 from deepbot.config import CrawlConfig
 from deepbot.content.extract import main_text, page_text
-from deepbot.content.topic import Topic
 from deepbot.crawl.engine import Crawler
+from deepbot.policy.topic import Topic
 from fixtures.server import FixtureServer
 from fixtures.sites import campus
 

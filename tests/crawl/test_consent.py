@@ -18,7 +18,7 @@ from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.crawl.visit import _HARVEST_JS, VisitOptions, find_overlay, harvest_args, visit
 from deepbot.errors import BrowserError, ElementUnusable
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
-from deepbot.sequences import append_steps, click_step, navigate_step
+from deepbot.routes.sequences import append_steps, click_step, navigate_step
 from fixtures.server import STATIC_ROOT, FixtureServer
 from fixtures.sites import lab
 

@@ -18,7 +18,7 @@ from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
-from deepbot.sequences import append_steps, click_step, navigate_step
+from deepbot.routes.sequences import append_steps, click_step, navigate_step
 from fixtures.server import FixtureServer
 from fixtures.sites import lab
 from tests.crawl.conftest import lab_config

@@ -13,9 +13,10 @@ import pytest_asyncio
 
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
+from deepbot.demo import bookshop, musicshop
 from deepbot.routes import Document, Via
 from fixtures.server import FixtureServer
-from fixtures.sites import bookshop, musicshop, shops
+from fixtures.sites import shops
 
 # One worker runs them all: each crawl (a module fixture) runs once, not once a worker.
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(400),

@@ -23,7 +23,7 @@ import nseql
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import Route, SessionState, Via, page_identity
-from deepbot.sequences import append_steps, click_step, navigate_step
+from deepbot.routes.sequences import append_steps, click_step, navigate_step
 from fixtures.server import FixtureServer
 
 pytestmark = pytest.mark.browser

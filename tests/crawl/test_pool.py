@@ -10,7 +10,7 @@ from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.content.extract import main_text
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import Route, SessionState, Via, page_identity
-from deepbot.sequences import append_steps, click_step, navigate_step
+from deepbot.routes.sequences import append_steps, click_step, navigate_step
 from fixtures.server import FixtureServer
 from fixtures.sites import lab
 

@@ -14,7 +14,7 @@ from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.cli import main
 from deepbot.crawl.visit import VisitOptions, _scroll_ms, visit
 from deepbot.routes import PageSnapshot, Route, SessionState, Via
-from deepbot.sequences import navigate_step
+from deepbot.routes.sequences import navigate_step
 from deepbot.store import SqliteDocumentStore
 from fixtures.server import FixtureServer
 from fixtures.sites import lab

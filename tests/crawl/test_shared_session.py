@@ -24,7 +24,7 @@ from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.routes import Route, SessionState, Via
-from deepbot.sequences import navigate_step
+from deepbot.routes.sequences import navigate_step
 from fixtures.server import FixtureServer
 from fixtures.sites import lab
 

@@ -13,11 +13,12 @@ from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.visit import VisitOptions, visit
+from deepbot.demo import bookshop, shopkit
 from deepbot.errors import FormError
 from deepbot.routes import PageSnapshot, Route, SessionState, Via, page_identity
-from deepbot.sequences import append_steps, navigate_step
+from deepbot.routes.sequences import append_steps, navigate_step
 from fixtures.server import FixtureServer
-from fixtures.sites import bookshop, shopkit, shops
+from fixtures.sites import shops
 
 pytestmark = pytest.mark.browser
 

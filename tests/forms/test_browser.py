@@ -18,7 +18,7 @@ from playwright.async_api import Browser, Page
 
 import nseql
 from deepbot.cli import main
-from deepbot.domain import Domain, load_domain
+from deepbot.config.domain import Domain, load_domain
 from deepbot.forms import analyze_page, extract_page
 from deepbot.forms.evaluate import associations, load_truth, metrics, truth_associations
 from deepbot.forms.fill import fill_steps

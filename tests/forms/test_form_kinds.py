@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
-from deepbot.domain import Domain, load_domain
+from deepbot.config.domain import Domain, load_domain
 from deepbot.forms import analyze_page
 from deepbot.forms.models import Evidence
 from fixtures.server import STATIC_ROOT, FixtureServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.domain import parse_domain
+from deepbot.config.domain import parse_domain
 from deepbot.forms.match import MatchParams, assign_attributes, name_words, similarity_table
 from deepbot.forms.models import (
     Assignment,

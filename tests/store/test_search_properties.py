@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deepbot.content.query import KeywordQuery
 from deepbot.errors import ConfigError
 from deepbot.store import SqliteDocumentStore
+from deepbot.text.query import KeywordQuery
 
 from .conftest import make_doc
 

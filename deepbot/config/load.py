@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from deepbot.config import CrawlConfig
+from deepbot.config.yamlfile import load_model, located_errors
 from deepbot.errors import ConfigError
-from deepbot.yamlfile import load_model, located_errors
 
 
 def load_config(path: str | Path) -> CrawlConfig:

@@ -113,7 +113,7 @@ class CrawlConfig(BaseModel):
     @classmethod
     def _topic_has_words(cls, topic: str | None) -> str | None:
         if topic is not None:
-            from deepbot.content.topic import terms
+            from deepbot.policy.topic import terms
 
             if not terms(topic):
                 raise ValueError(f"the topic {topic!r} has no words to look for (only stop words?)")

@@ -56,7 +56,7 @@ def crawl(
     ConfigError, a bad domain file DomainError, here and not later. Errors of the crawl
     itself (no Chromium, a full disk) are raised by the iteration.
     """
-    from deepbot.settings import validate_config
+    from deepbot.config.load import validate_config
 
     values: dict[str, Any] = config.model_dump(exclude_unset=True) if config is not None else {}
     seeds = tuple(seeds)

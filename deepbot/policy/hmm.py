@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from deepbot.content.postprocess import ProcessContext
-from deepbot.content.structure import link_collections
-from deepbot.content.topic import Topic, terms
+from deepbot.policy.structure import link_collections
+from deepbot.policy.topic import Topic, terms
 from deepbot.routes import canonical_url
 
 LEVELS = 4  # 0, 1, 2 links from a relevant page, and 3 or more

@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from deepbot.config.yamlfile import load_mapping, read_text, validate
 from deepbot.errors import DomainError
-from deepbot.yamlfile import load_mapping, read_text, validate
 
 __all__ = ["Attribute", "Domain", "load_domain"]
 

@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import nseql
+from deepbot.config.yamlfile import load_model
 from deepbot.errors import ConfigError
 from deepbot.routes import SessionState
-from deepbot.yamlfile import load_model
 
 
 class _Cookie(BaseModel):
