@@ -26,6 +26,8 @@ from deepbot.content import challenge
 from deepbot.forms.analyzer import analyze_extracted
 from deepbot.forms.extract import _script, build_extraction
 from deepbot.forms.panels import open_panels
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,11 +22,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import tempfile
 from pathlib import Path
 
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import FixtureServer
 from fixtures.sites import campus, portal
 

@@ -22,6 +22,8 @@ from deepbot.config.domain import Domain, load_domain
 from deepbot.forms.analyzer import analyze_page
 from deepbot.forms.evaluate import Associations, associations, load_truth, metrics, truth_associations
 from deepbot.forms.models import PageAnalysis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 ROOT = Path(__file__).resolve().parent.parent
