@@ -234,7 +234,7 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     # Every page keeps a visit at least every 8 uniform intervals: a rate estimated wrong
     # (or a page whose pace changed) is found out, where a rate of 0 would hide it for good.
     least = budget / len(histories) / 8
-    out = np.maximum(probe, least)
+    out: Rates = np.maximum(probe, least)
     rest = probe == 0
     if rest.any():
         spare = budget - out.sum()
