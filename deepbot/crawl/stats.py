@@ -20,7 +20,7 @@ log = logging.getLogger("deepbot.crawl")
 
 
 class Stop(StrEnum):
-    """Why a crawl ended: every crawl says so (runner.stopped_line), a reason a rerun may not share."""
+    """Why a crawl ended: the last line of every crawl says it (runner.stopped_line)."""
 
     MAX_PAGES = "max_pages"  # the --max-pages budget, counted over every run on the store
     FRONTIER_EMPTY = "frontier_empty"  # every route reached was visited (or failed for good)
