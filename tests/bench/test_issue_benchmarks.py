@@ -110,7 +110,8 @@ def test_freshness_bench_runs_every_policy_on_true_and_estimated_rates() -> None
     out = _bench_json(str(BENCH / "freshness.py"), "--pages", "200", "--budget", "20", "--learn", "7",
                       "--days", "14", timeout=110)
     rows = {(row["policy"], row["rates"]): row for row in out["rows"]}
-    assert set(rows) == {(p, r) for p in ("uniform", "proportional", "optimal") for r in ("true", "estimated")}
+    policies = ("uniform", "proportional", "optimal")
+    assert set(rows) == {(p, r) for p in policies for r in ("true", "estimated")}
     for row in rows.values():
         assert 0 <= row["freshness"] <= 1 and row["age_days"] >= 0
         assert row["visits_per_day"] == pytest.approx(20, rel=0.15)  # every policy spends the same budget
