@@ -285,7 +285,8 @@ class Crawler:
         if self.config.obey_robots and route.via in (Via.SEED, Via.LINK):
             decision = await self.robots.allowed(route.url)
             if not decision.allowed:
-                self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
+                self.frontier.ack_failed(lease, f"robots: {decision}", retry=False)
+                self.stats.failed += 1  # the route failed for good: the summary counts it
                 self.stats.failures["robots"] += 1
                 return None
         if self.politeness.refusing(route.url) or host_key(route.url) in self._logged_out:
