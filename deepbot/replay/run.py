@@ -21,7 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 
 import nseql
 from deepbot.browser import fetches, launch_chromium
-from deepbot.errors import BrowserError, ReplayError
+from deepbot.errors import BrowserError, ReplayStepError
 from deepbot.replay.compare import (
     SIMILARITY_THRESHOLD,
     PageFacts,
@@ -36,25 +36,14 @@ VIEWPORT: ViewportSize = {"width": 1280, "height": 800}  # fixed, so screenshots
 LOAD_GRACE_S = 5.0  # at most this long for `load` after each navigation (never-settling pages)
 
 
-class ReplayStepError(ReplayError):
-    """The program did not parse, or one of its steps failed; names the line and why."""
+def _parse_failure(exc: nseql.ParseError) -> ReplayStepError:
+    return ReplayStepError(
+        f"invalid program: {exc}", line=exc.line, column=exc.column, reason=exc.message, kind="parse"
+    )
 
-    def __init__(self, message: str, *, line: int, reason: str, kind: str, column: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-        self.column = column  # set for parse errors only
-        self.reason = reason
-        self.kind = kind  # "parse", or an nseql.Failure value such as "not-found"
 
-    @classmethod
-    def from_parse(cls, exc: nseql.ParseError) -> ReplayStepError:
-        return cls(
-            f"invalid program: {exc}", line=exc.line, column=exc.column, reason=exc.message, kind="parse"
-        )
-
-    @classmethod
-    def from_step(cls, exc: nseql.StepError) -> ReplayStepError:
-        return cls(f"replay failed at {exc}", line=exc.line, reason=exc.reason, kind=exc.kind.value)
+def _step_failure(exc: nseql.StepError) -> ReplayStepError:
+    return ReplayStepError(f"replay failed at {exc}", line=exc.line, reason=exc.reason, kind=exc.kind.value)
 
 
 @dataclass(frozen=True)
@@ -82,7 +71,7 @@ def load_program(program: str | nseql.Program) -> nseql.Program:
     try:
         return nseql.parse(program)
     except nseql.ParseError as exc:
-        raise ReplayStepError.from_parse(exc) from exc
+        raise _parse_failure(exc) from exc
 
 
 async def replay_in_browser(
@@ -129,7 +118,7 @@ async def replay_in_browser(
             with contextlib.suppress(PlaywrightError):  # the page moved on meanwhile: capture it as it is
                 await fetches.settled(page, limit_ms=min(timeout * 1000, fetches.FETCH_WAIT_MS))
         except nseql.StepError as exc:
-            error, steps_run = ReplayStepError.from_step(exc), exc.steps_run
+            error, steps_run = _step_failure(exc), exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)
         ended = None
         if keep_session and error is None:
