@@ -11,10 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from deepbot.browser.failures import crash_or
+from deepbot.browser.failures import translated
 from deepbot.errors import FormError
 from deepbot.forms.models import FormAnalysis, PageAnalysis
 
@@ -97,11 +96,9 @@ def _best(form: FormAnalysis) -> Any:
 async def annotate_screenshot(page: Page, analysis: PageAnalysis, path: Path) -> None:
     """Write a full-page PNG of ``page`` with the analysis drawn over it."""
     items = overlay_items(analysis)
-    try:
+    with translated("could not draw the annotated screenshot", other=FormError):
         await page.evaluate(_DRAW, {"id": _OVERLAY_ID, "items": items})
         try:
             await page.screenshot(path=str(path), full_page=True)
         finally:
             await page.evaluate(_REMOVE, _OVERLAY_ID)
-    except PlaywrightError as exc:
-        raise crash_or(exc, f"could not draw the annotated screenshot: {exc.message}", FormError) from exc
