@@ -1,4 +1,5 @@
-"""Playwright's errors are caught in deepbot.browser and nowhere above it (deepbot.errors).
+"""Playwright's errors are caught in deepbot.browser and nowhere above it (deepbot.errors);
+what the layer gives the code above it instead.
 
 Above that layer, code runs its browser calls inside ``deepbot.browser.failures.translated``
 and catches DeepBot's errors. NSEQL is a package of its own with its own boundary (its
@@ -11,6 +12,10 @@ import ast
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
+
+from deepbot.browser.failures import brief, close_quietly, translated
+from deepbot.errors import BrowserCrashedError, FormError, PageTimeoutError
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSER_LAYER = ROOT / "deepbot" / "browser"
@@ -99,3 +104,38 @@ def test_the_browser_layer_is_where_they_are_caught() -> None:
 )
 def test_every_way_of_naming_a_playwright_error_is_seen(source: str, lines: list[int]) -> None:
     assert playwright_catches(source) == lines
+
+
+_LOGS = "\nBrowser logs:\n\n<launching> /usr/bin/chromium --headless"
+
+
+@pytest.mark.parametrize(
+    ("message", "other", "kind"),
+    [
+        ("Page.goto: Timeout 10ms exceeded.", None, PageTimeoutError),
+        ("Page.evaluate: Target crashed" + _LOGS, None, BrowserCrashedError),
+        ("Page.evaluate: Timeout 10ms exceeded.", FormError, FormError),  # the form's failure
+        ("Page.evaluate: Target crashed" + _LOGS, FormError, BrowserCrashedError),  # the browser's
+    ],
+)
+def test_a_block_of_browser_calls_raises_deepbots_errors(
+    message: str, other: type[FormError] | None, kind: type[Exception]
+) -> None:
+    with pytest.raises(kind) as caught, translated("could not read x", other=other):
+        raise PlaywrightError(message)
+    assert type(caught.value) is kind and str(caught.value) == "could not read x: " + brief(message)
+    assert isinstance(caught.value.__cause__, PlaywrightError)
+
+
+class _DeadContext:
+    closed = 0
+
+    async def close(self) -> None:
+        self.closed += 1
+        raise PlaywrightError("BrowserContext.close: Target page, context or browser has been closed")
+
+
+async def test_closing_what_died_already_raises_nothing() -> None:
+    dead = _DeadContext()
+    await close_quietly(dead)
+    assert dead.closed == 1
