@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,61 @@ def test_the_bounds_on_scrolling_and_on_calendar_like_chains() -> None:
     assert (config.max_scrolls, config.scroll_time, config.max_calendar_steps) == (200, 40.0, 24)
     with pytest.raises(ConfigError, match="scroll_time"):
         config_from_args(build_parser().parse_args(["crawl", "--seed", "http://a/", "--scroll-time", "-1"]))
+
+
+def test_a_config_file_takes_the_flags_spelling_too(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("seed: http://a.example/\nmax-pages: 7\ndomain: books.yaml\n"
+                                     "ignore-robots: true\nheaded: true\nuser-agent: Test/1\n"
+                                     "max_scrolls: 3\n")
+    config = load_config(tmp_path / "c.yaml")
+    assert config.seeds == ("http://a.example/",)  # one seed, as one --seed flag gives
+    assert (config.max_pages, config.user_agent, config.max_scrolls) == (7, "Test/1", 3)
+    assert config.domains == (tmp_path / "books.yaml",)
+    assert (config.obey_robots, config.headless) == (False, False)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a value's error is still reported at its key, spelled either way
+    ("seed: [http://a/]\n\nmax-pages: 0\n",
+     r"^c\.yaml:3: max_pages: Input should be greater than or equal to 1$"),
+    ("seeds: [http://a/]\nseed: http://b/\n",
+     r"^c\.yaml:2: seed: sets seeds a second time \(give it once\)$"),
+    ("seed: [http://a/]\nmaxpages: 3\n",
+     r"^c\.yaml:2: maxpages: Extra inputs are not permitted; did you mean 'max-pages'\?$"),
+    ("seed: [http://a/]\nqwxz: 3\n", r"^c\.yaml:2: qwxz: Extra inputs are not permitted$"),
+    ("seed: [http://a/]\nheaded: 1\n", r"^c\.yaml:2: headed: a switch, true or false$"),
+    # several problems: one line each, in the file's order, whichever check found them
+    ("workers: 0\nseed: ftp://a/\nwrokers: 2\n",
+     r"^c\.yaml:1: workers: .*\nc\.yaml:2: seeds: .*not an http\(s\) URL\n"
+     r"c\.yaml:3: wrokers: Extra inputs are not permitted; did you mean 'workers'\?$"),
+])
+def test_a_bad_key_is_one_located_line_with_the_closest_key(tmp_path: Path, text: str, expected: str) -> None:
+    (tmp_path / "c.yaml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "c.yaml")
+    assert re.fullmatch(expected, str(caught.value).replace(f"{tmp_path}/", "")), str(caught.value)
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "crawl.yaml"
+
+
+def test_the_example_config_loads_with_every_key_it_shows(tmp_path: Path) -> None:
+    config = load_config(EXAMPLE)
+    assert config.seeds == ("http://127.0.0.1:8765/books/",)
+    assert config.domains[0].resolve() == (EXAMPLE.parents[1] / "domains" / "books.yaml").resolve()
+    assert config.domains[0].is_file()
+    assert config.store == EXAMPLE.parent / "crawl.sqlite"
+    assert config.max_pages == 500
+    # Every option it leaves commented out ("#key: value") is valid as written, all at once.
+    text = EXAMPLE.read_text()
+    shown = re.findall(r"^#([a-z-]+):", text, flags=re.MULTILINE)
+    assert len(shown) >= 20
+    (tmp_path / "crawl.yaml").write_text(re.sub(r"^#([a-z-]+:)", r"\1", text, flags=re.MULTILINE))
+    every = load_config(tmp_path / "crawl.yaml")
+    assert every.topic == "java programming books" and every.keywords
+    assert {key.replace("-", "_") for key in shown} - {"ignore_robots", "headed"} <= every.model_fields_set
+    # And it shows every flag of `deepbot crawl`.
+    flags = [*_FLAGS, "ignore_robots", "obey_meta_robots", "shared_session", "headed"]
+    missing = [flag for flag in flags
+               if not re.search(rf"^#? ?{flag.replace('_', '-')}:", text, re.MULTILINE)]
+    assert missing == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,23 @@ def test_the_demo_crawls_the_bookshop_as_the_readme_shows_and_its_next_steps_wor
     nseql = out[out.index("Its navigation sequence (NSEQL):") + 1:]
     assert nseql[0].startswith(f"  navigate http://127.0.0.1:{port[1]}/books/")
     assert any(line.startswith("  click ") for line in nseql)
+
+
+@pytest.mark.timeout(60)
+def test_a_taken_port_is_one_line_and_the_previous_demo_store_is_kept(tmp_path: Path) -> None:
+    store = tmp_path / "demo.sqlite"
+    store.write_bytes(b"the previous demo's store")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "deepbot", "demo", "--store", str(store), "--port", str(port)],
+            capture_output=True, text=True, timeout=50, check=False, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"deepbot: error: cannot serve the demo site on 127.0.0.1:{port}: ")
+    assert "--port" in line  # how to get round it
+    assert store.read_bytes() == b"the previous demo's store"
+    assert done.stdout == ""

@@ -62,6 +62,8 @@ def register(sub: Any) -> None:
     p.add_argument("--headed", action="store_true",
                    help=describe_opposite("headless", "Show the browser's windows."))
     p.add_argument("--quiet", "-q", action="store_true", help="No progress display.")
+    p.add_argument("--json", action="store_true",
+                   help="Print a JSON summary on stdout at the end; the words go to stderr.")
     p.set_defaults(func=run)
 
 
@@ -104,7 +106,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.crawl.runner import crawl_and_report
+    from deepbot.crawl.runner import INTERRUPTED_EXIT, crawl_and_report
 
     config = config_from_args(args)
     if not config.seeds:
@@ -112,4 +114,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",
                         stream=sys.stderr)
-    return asyncio.run(crawl_and_report(config, progress=not args.quiet))
+    try:
+        return asyncio.run(crawl_and_report(config, progress=not args.quiet, as_json=args.json))
+    except KeyboardInterrupt:
+        # Ctrl-C while the browser started or the stores closed: the crawl itself says more
+        # (runner); here nothing was lost either, and the same command resumes.
+        print("stopped: interrupted (Ctrl-C) — run the same command to resume", file=sys.stderr)
+        return INTERRUPTED_EXIT

@@ -89,7 +89,7 @@ def _search_term(domain_file: Path) -> str:
 
 async def _crawl(config: CrawlConfig, port: int) -> int:
     from deepbot.crawl.engine import Crawler
-    from deepbot.crawl.runner import summary
+    from deepbot.crawl.runner import crawl_end, summary
 
     documents: list[Document] = []
     async with Crawler(config, progress=True) as crawler:
@@ -98,6 +98,7 @@ async def _crawl(config: CrawlConfig, port: int) -> int:
         counts = crawler.frontier.counts()
         found = list(crawler.forms.found)
     print(summary(crawler.stats, counts, str(config.store)))
+    print(crawl_end(crawler.stats, counts, config, resumed=0).stopped_line)  # as every crawl says
     print("\nRelevant forms (Σ confidence × specificity > µ):")
     for form in found:
         queried = (f"→ {form.queries} queries" if form.challenge is None

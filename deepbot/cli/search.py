@@ -12,6 +12,9 @@ from deepbot.config import DEFAULT_STORE
 from deepbot.routes import Via
 from deepbot.store.base import Hit
 
+# Characters of a snippet shown at most: one line, whose matches stay in view.
+SNIPPET_WIDTH = 160
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if not hits:
         print(f"No documents match {args.query!r}.")
         return 0
+    hits = [one_line(hit) for hit in hits]  # page text keeps its line breaks; a listing cannot
     if sys.stdout.isatty():
         _print_rich(hits)
     else:
@@ -57,6 +61,34 @@ def run(args: argparse.Namespace) -> int:
                 print(f"   {hit.marked()}")
             print(f"   via {reached(hit)} · id {hit.doc_id} · score {hit.score:.2f}")
     return 0
+
+
+def one_line(hit: Hit, width: int = SNIPPET_WIDTH) -> Hit:
+    """The hit with its snippet on one line: each run of whitespace (the page's line breaks,
+    its indentation) one space, and at most ``width`` characters around the first match,
+    "…" where cut; the highlights move with their words."""
+    out: list[str] = []
+    where: list[int] = []  # where[i]: the position of the snippet's i-th character in ``out``
+    for char in hit.snippet:
+        where.append(len(out))
+        if not char.isspace():
+            out.append(char)
+        elif out and out[-1] != " ":
+            out.append(" ")
+    where.append(len(out))
+    text = "".join(out).rstrip()
+    marks = [(where[start], min(where[end], len(text))) for start, end in hit.highlights]
+    if len(text) > width:
+        # A third of the width before the first match, so that what follows it shows.
+        first = marks[0][0] if marks else 0
+        begin = max(0, min(first - width // 3, len(text) - width))
+        end = begin + width
+        head, tail = ("…" if begin else ""), ("…" if end < len(text) else "")
+        piece = text[begin:end]
+        shift = len(head) - begin - (len(piece) - len(piece.lstrip()))
+        text = head + piece.strip() + tail
+        marks = [(start + shift, stop + shift) for start, stop in marks if start >= begin and stop <= end]
+    return hit.model_copy(update={"snippet": text, "highlights": tuple(marks)})
 
 
 def _print_rich(hits: list[Hit]) -> None:

@@ -19,8 +19,10 @@ _HEADER = """\
 
 Every key below can be set in a YAML file given with `deepbot crawl --config FILE`.
 The same names are the keyword arguments of `deepbot.crawl(...)` and `CrawlConfig(...)`.
+A key may also be spelled as its flag: `max-pages`, `seed`, `ignore-robots: true`.
 A flag given on the command line overrides the file.
 An unknown key is an error, reported with its file and line.
+`examples/crawl.yaml` shows a whole file.
 Relative paths in the file are relative to the file.
 `null` means none: for a `max_` key, no bound.
 

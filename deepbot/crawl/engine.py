@@ -39,7 +39,7 @@ from deepbot.crawl.directives import page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.sessions import dropped_login, load_session, logged_into, relogged
-from deepbot.crawl.stats import CrawlStats, Progress
+from deepbot.crawl.stats import CrawlStats, Progress, Stop
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError, ElementUnusable
 from deepbot.forms.queries import FormQueries, looks_like_no_results
@@ -242,7 +242,10 @@ class Crawler:
     def _budget_left(self) -> bool:
         if self.config.max_pages is None:
             return True
-        return self._done_before + self.stats.fetched + self.stats.in_flight < self.config.max_pages
+        if self._done_before + self.stats.fetched + self.stats.in_flight < self.config.max_pages:
+            return True
+        self.stats.stop = Stop.MAX_PAGES  # said at the end: the budget counts earlier runs' pages too
+        return False
 
     async def _worker(self, n: int, out: asyncio.Queue[Document | None]) -> None:
         worker = f"{self.run_id}/{n}"

@@ -1,26 +1,122 @@
-"""Running a crawl from the command line: progress while it runs, a summary after."""
+"""Running a crawl from the command line: progress while it runs, a summary after, and
+always a last line saying why the crawl stopped."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import time
 from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
 
 from deepbot.config import CrawlConfig
 from deepbot.content.links import CALENDAR_CHAIN, CALENDAR_TURN, RESULT_PAGES
 from deepbot.crawl.engine import Crawler
-from deepbot.crawl.stats import CrawlStats
+from deepbot.crawl.stats import CrawlStats, Stop
 from deepbot.frontier import RouteState
 
+INTERRUPTED_EXIT = 130  # what a shell reports for a command ended by Ctrl-C (128 + SIGINT)
 
-async def crawl_and_report(config: CrawlConfig, *, progress: bool = True) -> int:
+
+class CrawlEnd(BaseModel):
+    """How a crawl ended: what ``--json`` prints (its keys are kept stable for scripts)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stopped: Stop
+    stopped_line: str  # the "stopped: …" line, as printed
+    resumed: int  # routes queued by an earlier run when this one began (0: a fresh crawl)
+    pages_fetched: int  # by this run
+    documents_stored: int
+    routes_failed: int
+    pages_per_second: float
+    seconds: float
+    queued: int  # routes left for the next run of the same command
+    done_in_store: int  # routes done over every run on the store (what --max-pages counts)
+    max_pages: int | None
+    routes: dict[str, int]  # the store's routes by state
+    outcomes: dict[str, int]
+    failures: dict[str, int]
+    skipped: dict[str, int]
+    store: str
+
+
+async def crawl_and_report(config: CrawlConfig, *, progress: bool = True, as_json: bool = False) -> int:
+    """Crawl, then print the summary; with ``as_json`` the words go to stderr and stdout
+    holds only the CrawlEnd object. Ctrl-C stops the crawl with the same report (exit 130)."""
+    words = sys.stderr if as_json else sys.stdout
     async with Crawler(config, progress=progress) as crawler:
-        async for _document in crawler.run():
-            pass
+        resumed = crawler.frontier.pending()  # before this run's seeds are pushed
+        if resumed:
+            print(f"resuming: {resumed} routes queued from an earlier run", file=words, flush=True)
+        try:
+            async for _document in crawler.run():
+                pass
+        except asyncio.CancelledError:
+            # Ctrl-C: asyncio.run cancels this task (the workers are stopped by then, run()'s
+            # finally). What was committed stays; the routes in flight are leased again next run.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            crawler.stats.stop = Stop.INTERRUPTED
         counts = crawler.frontier.counts()
-    print(summary(crawler.stats, counts, str(config.store), forms=crawler.forms.counts,
+    stats = crawler.stats
+    end = crawl_end(stats, counts, config, resumed=resumed)
+    print(summary(stats, counts, str(config.store), forms=crawler.forms.counts,
                   topic=config.topic, topic_threshold=config.topic_threshold,
                   max_result_pages=config.max_result_pages, max_scrolls=config.max_scrolls,
-                  scroll_time=config.scroll_time, max_calendar_steps=config.max_calendar_steps))
-    return 0
+                  scroll_time=config.scroll_time, max_calendar_steps=config.max_calendar_steps),
+          file=words)
+    print(end.stopped_line, file=words, flush=True)
+    if as_json:
+        print(end.model_dump_json(indent=2))
+    return INTERRUPTED_EXIT if end.stopped is Stop.INTERRUPTED else 0
+
+
+def crawl_end(stats: CrawlStats, counts: Mapping[RouteState, int], config: CrawlConfig, *,
+              resumed: int) -> CrawlEnd:
+    # Leased ones too: routes in flight when Ctrl-C came are leased again by the next run.
+    queued = counts.get(RouteState.QUEUED, 0) + counts.get(RouteState.LEASED, 0)
+    done = counts.get(RouteState.DONE, 0)
+    stop = stop_reason(stats, queued)
+    said = stopped_line(stop, stats, queued=queued, done=done, max_pages=config.max_pages)
+    return CrawlEnd(
+        stopped=stop, stopped_line=said,
+        resumed=resumed, pages_fetched=stats.fetched, documents_stored=stats.stored,
+        routes_failed=stats.failed, pages_per_second=round(stats.rate(), 2),
+        seconds=round(time.monotonic() - stats.started, 1), queued=queued, done_in_store=done,
+        max_pages=config.max_pages, routes={str(state): n for state, n in sorted(counts.items())},
+        outcomes=dict(stats.outcomes), failures=dict(stats.failures), skipped=dict(stats.skipped),
+        store=str(config.store))
+
+
+def stop_reason(stats: CrawlStats, queued: int) -> Stop:
+    """What the engine recorded (the budget) or the runner (Ctrl-C); else what the frontier
+    shows: empty, or left with routes no worker would take."""
+    if stats.stop is not None:
+        return stats.stop
+    if queued == 0:
+        return Stop.FRONTIER_EMPTY
+    return Stop.UNPROMISING if stats.unpromising else Stop.HOSTS_LEFT
+
+
+def stopped_line(stop: Stop, stats: CrawlStats, *, queued: int, done: int, max_pages: int | None) -> str:
+    """One line, the crawl's last: why it stopped, and what to do for more."""
+    if stop is Stop.MAX_PAGES:
+        return (f"stopped: --max-pages {max_pages} reached ({done} pages stored in this store, over all runs;"
+                " raise it or use a new --store)")
+    if stop is Stop.INTERRUPTED:
+        return f"stopped: interrupted (Ctrl-C) — run the same command to resume: {queued} routes queued"
+    if stop is Stop.UNPROMISING:
+        return f"stopped: no route left promises a page like the sample ({queued} routes queued)"
+    if stop is Stop.HOSTS_LEFT:
+        if stats.logged_out and not stats.parked:
+            return (f"stopped: only routes of sites that logged the crawl out are left ({queued} queued) —"
+                    " log in again (deepbot login) and rerun with the new --session")
+        return (f"stopped: only routes of hosts that refused every visit are left ({queued} queued) —"
+                " run the same command later to resume")
+    return "stopped: frontier empty"
 
 
 def summary(stats: CrawlStats, counts: Mapping[RouteState, int], store: str, *,

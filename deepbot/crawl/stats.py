@@ -14,8 +14,19 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 log = logging.getLogger("deepbot.crawl")
+
+
+class Stop(StrEnum):
+    """Why a crawl ended: the last line of every crawl says it (runner.stopped_line)."""
+
+    MAX_PAGES = "max_pages"  # the --max-pages budget, counted over every run on the store
+    FRONTIER_EMPTY = "frontier_empty"  # every route reached was visited (or failed for good)
+    HOSTS_LEFT = "hosts_left"  # only routes of hosts that refused every visit or logged the crawl out
+    UNPROMISING = "unpromising"  # a structure crawl: no route left promises a page like the sample
+    INTERRUPTED = "interrupted"  # Ctrl-C
 
 
 @dataclass
@@ -35,6 +46,7 @@ class CrawlStats:
     logged_out: Counter[str] = field(default_factory=Counter)  # the same, by host that logged the crawl out
     # What pages needed before they gave everything: pages, and rounds where it repeats.
     page_work: Counter[str] = field(default_factory=Counter)
+    stop: Stop | None = None  # set by what ended the crawl where it knows (the engine's budget)
 
     def note_page(self, *, dismissed: bool, revealed: int, scrolled: int, more: int,
                   scroll_stop: str = "end", more_stop: str = "end") -> None:
@@ -59,13 +71,14 @@ class CrawlStats:
 
     def line(self, queued: int) -> str:
         return (
-            f"{self.fetched} fetched ({self.rate():.1f}/s), {self.stored} stored, "
-            f"{queued} queued, {self.in_flight} in flight, {self.failed} failed"
+            f"{self.fetched} pages fetched, {queued} queued, {self.failed} failed, {self.rate():.1f} pages/s"
+            f" ({self.stored} stored, {self.in_flight} in flight)"
         )
 
 
 class Progress:
-    """A live line on a terminal (rich); periodic log lines otherwise."""
+    """A live line when the crawl's output is a terminal (rich); otherwise a line every
+    ``interval`` seconds on stderr, so that a crawl piped to a file or a CI log shows it runs."""
 
     def __init__(self, stats: CrawlStats, queued: Callable[[], int], *, enabled: bool = True,
                  interval: float = 5.0):
@@ -78,7 +91,9 @@ class Progress:
 
     async def __aenter__(self) -> Progress:
         if self.enabled:
-            if sys.stderr.isatty():
+            # Output piped or redirected (`| tee crawl.log`, a CI job) is a record of the run:
+            # plain lines stay in it, where a live display leaves nothing (it is transient).
+            if sys.stderr.isatty() and sys.stdout.isatty():
                 from rich.console import Console
                 from rich.live import Live
 

@@ -10,8 +10,10 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from deepbot.cli import main
+from deepbot.cli.search import SNIPPET_WIDTH, one_line
 from deepbot.routes import Via
 from deepbot.store import SqliteDocumentStore
+from deepbot.store.base import Hit
 
 from .conftest import make_doc
 
@@ -118,3 +120,30 @@ def test_export_warc_to_stdout(store_path: Path, capsysbinary: pytest.CaptureFix
 def test_export_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "--store", str(tmp_path / "nope.sqlite")]) == 1
     assert "no document store at" in capsys.readouterr().err
+
+
+def test_a_snippet_is_one_line_whatever_lines_the_page_had(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "lines.sqlite"
+    lines = "\n".join(f"   Row {n}:\tcatalogue entry\n\n" for n in range(40))
+    with SqliteDocumentStore(path) as store:
+        store.upsert(make_doc("/list", "A long list", f"{lines}\n  The Java\n\n   shelf.\n{lines}"))
+    assert main(["search", "java", "--store", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "1. A long list" and out[3].startswith("   via link · id ")  # four lines a hit
+    snippet = out[2].removeprefix("   ")
+    assert "[Java] shelf. Row" in snippet  # line breaks and indentation: one space
+    assert "  " not in snippet and "\t" not in snippet
+    assert len(snippet) <= SNIPPET_WIDTH + 2  # the marks around the match
+
+
+def test_a_long_snippet_is_cut_around_its_first_match() -> None:
+    text = "word " * 100 + "Java\n\nagain " + "word " * 100
+    start = text.index("Java")
+    hit = Hit(doc_id="d", title="t", url="u", via=Via.LINK, snippet=text, highlights=((start, start + 4),),
+              score=1.0)
+    line = one_line(hit, width=60)
+    assert len(line.snippet) == 62 and line.snippet[0] == line.snippet[-1] == "…"
+    ((begin, end),) = line.highlights
+    assert line.snippet[begin:end] == "Java" and 15 < begin < 30  # a third of the width before it
+    assert line.marked().count("[Java] again") == 1
