@@ -7,13 +7,18 @@
     │   ├── BrowserNotFoundError   no Chromium could be found to launch
     │   ├── BrowserCrashedError    the browser or its page died mid-route
     │   ├── PageTimeoutError       a page or script did not settle in time
-    │   └── ElementUnusable        a step's element is there but hidden or covered
+    │   ├── ElementUnusable        a step's element is there but hidden or covered
+    │   └── Refused                the host refused the visit (a 429 or 503, a bot check)
+    ├── LoggedOut              a crawl that started logged in met the login form again
     ├── ReplayError            a navigation sequence did not reach its page
+    │   └── ReplayStepError    its program did not parse, or one of its steps failed
     ├── FormError              a form could not be analysed, filled or submitted
     │   └── CaptchaShown       its submission brought up a CAPTCHA's test
     └── StoreError             the route or document store failed
 
-Playwright's own errors are translated in ``deepbot.browser`` and nowhere above it.
+Playwright's own errors are translated in ``deepbot.browser`` and nowhere above it
+(``deepbot.browser.failures``; tests/test_error_boundary.py holds every other module to
+it). NSEQL translates them into its ``StepError`` at its own boundary.
 NSEQL keeps its own tree (``nseql.NseqlError``) so the language stays usable alone.
 """
 
@@ -53,8 +58,31 @@ class ElementUnusable(BrowserError):
     of the wrong kind: the same steps meet it so again, so a retry would not help."""
 
 
+class Refused(BrowserError):
+    """The host refused the visit (a 429 or 503, a bot check): retry once its pause is over."""
+
+    def __init__(self, reason: str, seconds: float):
+        super().__init__(reason)
+        self.seconds = seconds
+
+
+class LoggedOut(DeepBotError):
+    """A crawl that started logged in met the login form again: the session has ended."""
+
+
 class ReplayError(DeepBotError):
     """Replaying a navigation sequence did not reach the expected page."""
+
+
+class ReplayStepError(ReplayError):
+    """The program did not parse, or one of its steps failed; names the line and why."""
+
+    def __init__(self, message: str, *, line: int, reason: str, kind: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column  # set for parse errors only
+        self.reason = reason
+        self.kind = kind  # "parse", or an nseql.Failure value such as "not-found"
 
 
 class FormError(DeepBotError):

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from playwright.async_api import Browser, Playwright
+from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from deepbot.browser.failures import close_quietly
 from deepbot.browser.switches import chromium_args
 from deepbot.errors import BrowserError, BrowserNotFoundError
 
@@ -68,3 +71,16 @@ async def launch_chromium(
         )
     except PlaywrightError as exc:
         raise BrowserError(f"could not launch Chromium at {executable}: {exc.message}") from exc
+
+
+@asynccontextmanager
+async def chromium(*, headless: bool = True) -> AsyncIterator[Browser]:
+    """A Chromium of its own for one command (``deepbot analyze``, ``deepbot replay``),
+    with Playwright's driver, both closed when the block ends. A crawl's browsers are
+    the pool's (``deepbot.browser.pool``), which restarts them."""
+    async with async_playwright() as playwright:
+        browser = await launch_chromium(playwright, headless=headless)
+        try:
+            yield browser
+        finally:
+            await close_quietly(browser)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -87,34 +86,24 @@ async def _analyze(url: str, domains: list[Domain], screenshot: Path | None, tim
 async def _analyze_once(
     url: str, domains: list[Domain], screenshot: Path | None, timeout: float
 ) -> PageAnalysis:
-    from playwright.async_api import Error as PlaywrightError
-    from playwright.async_api import async_playwright
-
-    from deepbot.browser import launch_chromium
-    from deepbot.browser.failures import browser_error
+    from deepbot.browser import chromium
+    from deepbot.browser.failures import translated
     from deepbot.crawl.visit import answer_overlay
     from deepbot.forms.analyzer import analyze_page
     from deepbot.forms.annotate import annotate_screenshot
 
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw)
-        try:
-            try:
-                page = await browser.new_page()
-                await page.goto(url, wait_until="load", timeout=timeout * 1000)
-            except PlaywrightError as exc:
-                raise browser_error(exc, f"could not load {url}: {exc.message}") from exc
-            # What a crawl does first: a cookie wall would cover the form on the screenshot.
-            answered = await answer_overlay(page)
-            if answered:
-                print(f"deepbot: answered an overlay first: {answered.strip()}", file=sys.stderr)
-            analysis = await analyze_page(page, domains)
-            if screenshot is not None:
-                await annotate_screenshot(page, analysis, screenshot)
-            return analysis
-        finally:
-            with contextlib.suppress(PlaywrightError):  # a crashed browser may not close cleanly
-                await browser.close()
+    async with chromium() as browser:
+        with translated(f"could not load {url}"):
+            page = await browser.new_page()
+            await page.goto(url, wait_until="load", timeout=timeout * 1000)
+        # What a crawl does first: a cookie wall would cover the form on the screenshot.
+        answered = await answer_overlay(page)
+        if answered:
+            print(f"deepbot: answered an overlay first: {answered.strip()}", file=sys.stderr)
+        analysis = await analyze_page(page, domains)
+        if screenshot is not None:
+            await annotate_screenshot(page, analysis, screenshot)
+        return analysis
 
 
 def to_json(analysis: PageAnalysis) -> dict[str, Any]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,18 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+@contextmanager
+def _replacing(target: Path) -> Iterator[Path]:
+    """A file beside ``target`` that becomes it only when the export is complete: a failed
+    or interrupted export leaves no partial file (and an earlier export in place)."""
+    part = target.with_name(f".{target.name}.part")
+    try:
+        yield part
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
 def run(args: argparse.Namespace) -> int:
     from deepbot.store import SqliteDocumentStore, write_jsonl, write_warc
 
@@ -31,13 +46,13 @@ def run(args: argparse.Namespace) -> int:
             if args.output is None:
                 n = write_jsonl(docs, sys.stdout, html=args.html)
             else:
-                with args.output.open("w", encoding="utf-8") as out:
+                with _replacing(args.output) as part, part.open("w", encoding="utf-8") as out:
                     n = write_jsonl(docs, out, html=args.html)
         elif args.output is None:
             n = write_warc(store.iter_documents(), sys.stdout.buffer, gzip=False)
             sys.stdout.buffer.flush()
         else:
-            with args.output.open("wb") as bout:
+            with _replacing(args.output) as part, part.open("wb") as bout:
                 gzip = args.output.suffix == ".gz"
                 n = write_warc(store.iter_documents(), bout, gzip=gzip, filename=args.output.name)
     if args.output is not None:

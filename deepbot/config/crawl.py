@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -153,4 +154,11 @@ class CrawlConfig(BaseModel):
         for seed in seeds:
             if not re.match(r"^https?://", seed):
                 raise ValueError(f"seed {seed!r} is not an http(s) URL")
+            try:
+                parts = urlsplit(seed)
+                parts.port  # noqa: B018 - raises on a port out of range
+            except ValueError as exc:
+                raise ValueError(f"seed {seed!r} is not a valid URL: {exc}") from None
+            if not parts.hostname:
+                raise ValueError(f"seed {seed!r} names no host")
         return seeds

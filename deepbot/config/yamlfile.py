@@ -24,6 +24,12 @@ class _Loader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: a key must be a plain value
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"a key must be a plain value, not a {key_node.id}",
+                    key_node.start_mark,
+                )
             key = self.construct_object(key_node, deep=True)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
@@ -38,6 +44,10 @@ def read_text(path: str | Path, error: type[ConfigError], what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:  # a binary file, or another encoding
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise error(f"{path}:{line}: {what} must be UTF-8 text; byte 0x{exc.object[exc.start]:02x} "
+                    f"at offset {exc.start} is not") from None
 
 
 def load_mapping(

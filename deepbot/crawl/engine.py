@@ -41,7 +41,7 @@ from deepbot.crawl.robots import RobotsCache
 from deepbot.crawl.sessions import dropped_login, load_session, logged_into, relogged
 from deepbot.crawl.stats import CrawlStats, Progress, Stop
 from deepbot.crawl.visit import VisitOptions, visit
-from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError, ElementUnusable
+from deepbot.errors import CaptchaShown, ConfigError, DeepBotError, ElementUnusable, LoggedOut, Refused
 from deepbot.forms.queries import FormQueries, looks_like_no_results
 from deepbot.frontier import Lease, RouteState, SqliteRouteStore
 from deepbot.policy.structure import STOP_BELOW, StructureModel, StructureProcessor
@@ -285,7 +285,8 @@ class Crawler:
         if self.config.obey_robots and route.via in (Via.SEED, Via.LINK):
             decision = await self.robots.allowed(route.url)
             if not decision.allowed:
-                self.frontier.ack_failed(lease, f"robots: {decision.reason}", retry=False)
+                self.frontier.ack_failed(lease, f"robots: {decision}", retry=False)
+                self.stats.failed += 1  # the route failed for good: the summary counts it
                 self.stats.failures["robots"] += 1
                 return None
         if self.politeness.refusing(route.url) or host_key(route.url) in self._logged_out:
@@ -537,18 +538,6 @@ def _form_of(route: Route) -> tuple[str | None, str]:
 def _asked_for(route: Route, snap: PageSnapshot) -> bool:
     """Whether the route went to the page it shows on purpose: a link to it, not redirected."""
     return route.via in (Via.SEED, Via.LINK) and canonical_url(snap.url) == canonical_url(route.url)
-
-
-class LoggedOut(DeepBotError):
-    """A crawl that started logged in met the login form again: the session has ended."""
-
-
-class Refused(BrowserError):
-    """The host refused the visit (a 429 or 503, a bot check): retry once its pause is over."""
-
-    def __init__(self, reason: str, seconds: float):
-        super().__init__(reason)
-        self.seconds = seconds
 
 
 def _reason(exc: BaseException) -> str:

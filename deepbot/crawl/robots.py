@@ -143,6 +143,10 @@ class RobotsReason(StrEnum):
 class RobotsDecision:
     allowed: bool
     reason: RobotsReason
+    detail: str = ""  # what the fetch met, when robots.txt was unreachable ("connection refused")
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.detail}" if self.detail else str(self.reason)
 
 
 # -- fetching -------------------------------------------------------------------------
@@ -173,13 +177,20 @@ class UrllibFetcher:
         self.user_agent = user_agent
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
-        self._opener = urllib.request.build_opener(_NoRedirects)
+        # http(s) only: build_opener would add file:, ftp: and data: handlers, and a redirect
+        # to file:///etc/passwd or to a FIFO would then be read as robots.txt.
+        self._opener = urllib.request.OpenerDirector()
+        for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), _NoRedirects(),
+                        urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
+            self._opener.add_handler(handler)
 
     async def __call__(self, url: str) -> RobotsResponse:
         # The socket timeout bounds each read; this bounds a server that trickles.
         return await asyncio.wait_for(asyncio.to_thread(self._get, url), self.timeout_s * 3)
 
     def _get(self, url: str) -> RobotsResponse:
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise OSError(f"not an http(s) URL: {url[:200]}")
         request = urllib.request.Request(url, headers={"User-Agent": self.user_agent})
         try:
             with self._opener.open(request, timeout=self.timeout_s) as response:
@@ -206,6 +217,7 @@ class _Entry:
     text: bytes | None = None  # the body, when robots.txt was fetched (2xx)
     unreachable: bool = False  # True: disallow all, unless an earlier text is kept
     failures: int = 0  # consecutive unreachable fetches, for the retry backoff
+    why: str = ""  # what the last unreachable fetch met
     parsed: dict[str, RobotsRules] = field(default_factory=dict)  # by product token
 
     def rules(self, token: str) -> RobotsRules | None:
@@ -261,7 +273,7 @@ class RobotsCache:
         rules = entry.rules(user_agent or self.token)
         if rules is None:
             if entry.unreachable:
-                return RobotsDecision(False, RobotsReason.UNREACHABLE)
+                return RobotsDecision(False, RobotsReason.UNREACHABLE, entry.why)
             return RobotsDecision(True, RobotsReason.UNAVAILABLE)
         if rules.allowed(url):
             return RobotsDecision(True, RobotsReason.ALLOWED)
@@ -287,7 +299,7 @@ class RobotsCache:
         return await asyncio.shield(task)  # a cancelled caller leaves the fetch to the others
 
     async def _load(self, origin: str, robots_url: str, previous: _Entry | None) -> _Entry:
-        kind, body = await self._fetch(robots_url)
+        kind, body, why = await self._fetch(robots_url)
         now = self._clock()
         if kind is _Kind.RULES:
             entry = _Entry(now + self.ttl_s, text=body)
@@ -297,7 +309,7 @@ class RobotsCache:
             failures = previous.failures + 1 if previous and previous.unreachable else 1
             retry = min(self.retry_s * 2 ** (failures - 1), self.max_retry_s)
             kept = previous.text if previous else None  # RFC 9309 §2.4: a cached copy may serve
-            entry = _Entry(now + retry, text=kept, unreachable=True, failures=failures)
+            entry = _Entry(now + retry, text=kept, unreachable=True, failures=failures, why=why)
             log.info("robots.txt of %s unreachable; asking again in %.0f s", origin, retry)
         self._entries[origin] = entry
         self._entries.move_to_end(origin)
@@ -305,25 +317,44 @@ class RobotsCache:
             self._entries.popitem(last=False)
         return entry
 
-    async def _fetch(self, url: str) -> tuple[_Kind, bytes]:
-        """Fetch robots.txt, following at most MAX_REDIRECTS redirects."""
+    async def _fetch(self, url: str) -> tuple[_Kind, bytes, str]:
+        """Fetch robots.txt, following at most MAX_REDIRECTS http(s) redirects; with the
+        reason, when unreachable."""
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 response = await self.fetcher(url)
-            except OSError as exc:
+            except (OSError, TimeoutError) as exc:
                 log.debug("robots.txt fetch %s failed: %s", url, exc)
-                return _Kind.UNREACHABLE, b""
+                return _Kind.UNREACHABLE, b"", _network_reason(exc)
             except Exception:  # a custom fetcher's bug must not stop the crawl
                 log.warning("robots.txt fetcher failed on %s", url, exc_info=True)
-                return _Kind.UNREACHABLE, b""
+                return _Kind.UNREACHABLE, b"", "the robots.txt fetcher failed"
             status = response.status
+            if not isinstance(status, int):
+                return _Kind.UNREACHABLE, b"", "no HTTP status"
             if 300 <= status < 400 and response.location:
                 url = urljoin(url, response.location)
+                if urlsplit(url).scheme not in ("http", "https"):  # file:, ftp:, data: lead nowhere
+                    return _Kind.UNAVAILABLE, b"", ""
             elif 200 <= status < 300:
-                return _Kind.RULES, response.body
+                return _Kind.RULES, response.body, ""
             elif 300 <= status < 500 and status != 429:  # incl. a 3xx that leads nowhere
-                return _Kind.UNAVAILABLE, b""
+                return _Kind.UNAVAILABLE, b"", ""
             else:
                 log.debug("robots.txt %s answered %d", url, status)
-                return _Kind.UNREACHABLE, b""
-        return _Kind.UNAVAILABLE, b""  # more than MAX_REDIRECTS redirects
+                return _Kind.UNREACHABLE, b"", f"HTTP {status}"
+        return _Kind.UNAVAILABLE, b"", ""  # more than MAX_REDIRECTS redirects
+
+
+def _network_reason(exc: BaseException) -> str:
+    """A short reason for a failed fetch: "connection refused", "timed out"…"""
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    inner = getattr(exc, "reason", None)  # urllib.error.URLError wraps the socket error
+    found = inner if isinstance(inner, BaseException) else exc
+    if isinstance(found, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(found, TimeoutError):
+        return "timed out"
+    text = getattr(found, "strerror", None) or str(found)
+    return str(text)[:200]

@@ -17,6 +17,7 @@ from deepbot.crawl.stats import CrawlStats, Stop
 from deepbot.frontier import RouteState
 
 INTERRUPTED_EXIT = 130  # what a shell reports for a command ended by Ctrl-C (128 + SIGINT)
+FAILED_EXIT = 1  # a crawl that fetched nothing and failed every route it tried
 
 
 class CrawlEnd(BaseModel):
@@ -71,7 +72,13 @@ async def crawl_and_report(config: CrawlConfig, *, progress: bool = True, as_jso
     print(end.stopped_line, file=words, flush=True)
     if as_json:
         print(end.model_dump_json(indent=2))
-    return INTERRUPTED_EXIT if end.stopped is Stop.INTERRUPTED else 0
+    if end.stopped is Stop.INTERRUPTED:
+        return INTERRUPTED_EXIT
+    if stats.fetched == 0 and stats.failed > 0:  # nothing reached: a script must not read success
+        print("deepbot: no page could be fetched; every route tried failed (see Failures above)",
+              file=sys.stderr, flush=True)
+        return FAILED_EXIT
+    return 0
 
 
 def crawl_end(stats: CrawlStats, counts: Mapping[RouteState, int], config: CrawlConfig, *,

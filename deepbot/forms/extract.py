@@ -14,11 +14,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import ValidationError
 
-from deepbot.browser.failures import crash_or
+from deepbot.browser.failures import translated
 from deepbot.content import challenge
 from deepbot.errors import FormError
 from deepbot.forms.models import (
@@ -43,13 +42,10 @@ def _script() -> str:
 
 async def extract_page(page: Page, *, anchor_reach: float = 300.0) -> PageExtraction:
     """Everything the analyzer needs from the page, in one round trip."""
-    try:
-        args = {"anchorReach": anchor_reach, "challenge": challenge.script_args()}
+    args = {"anchorReach": anchor_reach, "challenge": challenge.script_args()}
+    # A crash is the browser's failure, not the form's: callers may retry it with a fresh one.
+    with translated(f"could not extract forms from {page.url}", other=FormError):
         raw = await page.evaluate(_script(), args)
-    except PlaywrightError as exc:
-        # Translated here because the analyzer is the one caller of this script. A crash
-        # is the browser's failure, not the form's: callers may retry it with a fresh one.
-        raise crash_or(exc, f"could not extract forms from {page.url}: {exc.message}", FormError) from exc
     return build_extraction(raw)
 
 

@@ -27,10 +27,9 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from deepbot.browser.failures import crash_or
+from deepbot.browser.failures import translated
 from deepbot.errors import FormError
 from deepbot.routes import canonical_url
 
@@ -111,10 +110,8 @@ def _script() -> str:
 
 async def read_forms(page: Page) -> PageForms:
     """The identities of the forms ``page`` shows, in one round trip."""
-    try:
+    with translated(f"could not read the forms of {page.url}", other=FormError):
         raw = await page.evaluate(_script())
-    except PlaywrightError as exc:
-        raise crash_or(exc, f"could not read the forms of {page.url}: {exc.message}", FormError) from exc
     try:
         return page_forms(raw)
     except (KeyError, TypeError, ValueError) as exc:

@@ -14,10 +14,10 @@ import logging
 from functools import cache
 from importlib import resources
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from deepbot.browser.failures import is_crash
+from deepbot.browser.failures import translated
+from deepbot.errors import BrowserCrashedError, BrowserError
 
 __all__ = ["open_panels"]
 
@@ -33,12 +33,13 @@ async def open_panels(page: Page) -> dict[int, tuple[str, ...]]:
     """Open the page's folded form panels; per form (its index in ``document.forms``) the
     selectors of the toggles clicked, in order."""
     try:
-        found = await page.evaluate(_script())
-    except PlaywrightError as exc:
-        if is_crash(exc):
-            raise
+        with translated(f"could not open the form panels of {page.url}", other=BrowserError):
+            found = await page.evaluate(_script())
+    except BrowserCrashedError:
+        raise
+    except BrowserError as exc:
         # A toggle's script navigated after all, or the page is going: read it as it is.
-        log.debug("could not open the form panels of %s: %s", page.url, exc.message)
+        log.debug("%s", exc)
         return {}
     opened: dict[int, list[str]] = {}
     for toggle in found if isinstance(found, list) else ():

@@ -4,11 +4,11 @@
 - ``compare``: did the replay reach the stored page (pure functions).
 """
 
+from deepbot.errors import ReplayStepError
 from deepbot.replay.compare import FINGERPRINT, SIMILARITY_THRESHOLD, PageFacts, PageMatch, compare_pages
 from deepbot.replay.run import (
     DocumentReplay,
     ReplayResult,
-    ReplayStepError,
     load_program,
     replay,
     replay_document,

@@ -16,12 +16,12 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.async_api import Browser, Page, Response, ViewportSize, async_playwright
-from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Browser, Page, Response, ViewportSize
 
 import nseql
-from deepbot.browser import fetches, launch_chromium
-from deepbot.errors import BrowserError, ReplayError
+from deepbot.browser import chromium, fetches
+from deepbot.browser.failures import close_quietly, translated
+from deepbot.errors import BrowserError, ReplayStepError
 from deepbot.replay.compare import (
     SIMILARITY_THRESHOLD,
     PageFacts,
@@ -36,25 +36,14 @@ VIEWPORT: ViewportSize = {"width": 1280, "height": 800}  # fixed, so screenshots
 LOAD_GRACE_S = 5.0  # at most this long for `load` after each navigation (never-settling pages)
 
 
-class ReplayStepError(ReplayError):
-    """The program did not parse, or one of its steps failed; names the line and why."""
+def _parse_failure(exc: nseql.ParseError) -> ReplayStepError:
+    return ReplayStepError(
+        f"invalid program: {exc}", line=exc.line, column=exc.column, reason=exc.message, kind="parse"
+    )
 
-    def __init__(self, message: str, *, line: int, reason: str, kind: str, column: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-        self.column = column  # set for parse errors only
-        self.reason = reason
-        self.kind = kind  # "parse", or an nseql.Failure value such as "not-found"
 
-    @classmethod
-    def from_parse(cls, exc: nseql.ParseError) -> ReplayStepError:
-        return cls(
-            f"invalid program: {exc}", line=exc.line, column=exc.column, reason=exc.message, kind="parse"
-        )
-
-    @classmethod
-    def from_step(cls, exc: nseql.StepError) -> ReplayStepError:
-        return cls(f"replay failed at {exc}", line=exc.line, reason=exc.reason, kind=exc.kind.value)
+def _step_failure(exc: nseql.StepError) -> ReplayStepError:
+    return ReplayStepError(f"replay failed at {exc}", line=exc.line, reason=exc.reason, kind=exc.kind.value)
 
 
 @dataclass(frozen=True)
@@ -82,7 +71,7 @@ def load_program(program: str | nseql.Program) -> nseql.Program:
     try:
         return nseql.parse(program)
     except nseql.ParseError as exc:
-        raise ReplayStepError.from_parse(exc) from exc
+        raise _parse_failure(exc) from exc
 
 
 async def replay_in_browser(
@@ -104,16 +93,12 @@ async def replay_in_browser(
     """
     steps = load_program(program)
     state = session.to_playwright() if session is not None else None
-    try:
+    with translated("could not open a browser context"):
         context = await browser.new_context(viewport=VIEWPORT, storage_state=state)  # type: ignore[arg-type]
         await fetches.install(context)
-    except PlaywrightError as exc:
-        raise BrowserError(f"could not open a browser context: {exc.message}") from exc
     try:
-        try:
+        with translated("could not open a page"):
             page = await context.new_page()
-        except PlaywrightError as exc:
-            raise BrowserError(f"could not open a page: {exc.message}") from exc
         error: ReplayStepError | None = None
         status: int | None = None
         try:
@@ -126,21 +111,19 @@ async def replay_in_browser(
             )
             steps_run, status = ran.steps_run, await _shown_status(page, ran.response)
             # Captured as the crawl read it: once the fetches it still awaits have answered.
-            with contextlib.suppress(PlaywrightError):  # the page moved on meanwhile: capture it as it is
+            # The page may move on meanwhile: then it is captured as it is.
+            with contextlib.suppress(BrowserError), translated("the page did not settle"):
                 await fetches.settled(page, limit_ms=min(timeout * 1000, fetches.FETCH_WAIT_MS))
         except nseql.StepError as exc:
-            error, steps_run = ReplayStepError.from_step(exc), exc.steps_run
+            error, steps_run = _step_failure(exc), exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)
         ended = None
         if keep_session and error is None:
-            try:
+            with translated("could not read the session"):
                 ended = SessionState.from_playwright(dict(await context.storage_state()))
-            except PlaywrightError as exc:
-                raise BrowserError(f"could not read the session: {exc.message}") from exc
         return ReplayResult(page.url, title, steps_run, error is None, error, status, content, ended)
     finally:
-        with contextlib.suppress(PlaywrightError):  # a dead browser must not hide the real error
-            await context.close()
+        await close_quietly(context)
 
 
 # The document the page shows, as the browser loaded it: [its URL, its HTTP status].
@@ -154,8 +137,9 @@ async def _shown_status(page: Page, response: Response | None) -> int | None:
     """HTTP status of the document shown: the run's last response, unless the page
     replaced that document by itself afterwards (a script's redirect, a meta refresh)."""
     try:
-        entry = await page.evaluate(_NAVIGATION_JS)
-    except PlaywrightError:
+        with translated("could not read the navigation entry"):
+            entry = await page.evaluate(_NAVIGATION_JS)
+    except BrowserError:
         entry = None
     if entry and nseql.replaced(response, entry[0]):
         return int(entry[1]) or None
@@ -171,16 +155,17 @@ async def _capture(
     the capture's, so capture errors are raised only when ``strict``.
     """
     try:
-        title = await page.title()
-        content = await page.content()
-        if screenshot is not None:
-            await page.screenshot(path=screenshot, full_page=True)
-        if html is not None:
-            html.write_text(content, encoding="utf-8")
-    except PlaywrightError as exc:
+        with translated("could not capture the final page"):
+            title = await page.title()
+            content = await page.content()
+            if screenshot is not None:
+                await page.screenshot(path=screenshot, full_page=True)
+    except BrowserError:
         if strict:
-            raise BrowserError(f"could not capture the final page: {exc.message}") from exc
+            raise
         return "", ""
+    if html is not None:
+        html.write_text(content, encoding="utf-8")
     return title, content
 
 
@@ -196,13 +181,9 @@ async def replay(
 ) -> ReplayResult:
     """Replay ``program`` (text or parsed) in a freshly launched Chromium, closed after."""
     steps = load_program(program)  # a syntax error should not cost a browser launch
-    async with async_playwright() as playwright:
-        browser = await launch_chromium(playwright, headless=not headed)
-        try:
-            return await replay_in_browser(browser, steps, timeout=timeout, screenshot=screenshot, html=html,
-                                           session=session, keep_session=keep_session)
-        finally:
-            await browser.close()
+    async with chromium(headless=not headed) as browser:
+        return await replay_in_browser(browser, steps, timeout=timeout, screenshot=screenshot, html=html,
+                                       session=session, keep_session=keep_session)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,212 @@
+"""Navigation patterns: the URL regexes, level by level, that lead from an entry page to
+the target pages (Vidal, da Silva, de Moura and Cavalcanti, SIGIR 2006, §4.2–4.3).
+
+A URL is cut into *levels*: its origin, each path segment, its query. URLs with the same
+number of levels, the same first level and at most K = 2 differing levels are *alike*
+and form a group (``group_urls``). A group becomes one regex (``url_pattern``): each
+differing level keeps its common prefix and suffix, and its middle is cut into tokens
+(runs of letters, runs of digits, single other characters); tokens at one position
+become the deepest node of the *Regex tree* that matches them all:
+
+    [^/?#]+                 anything within a level
+    ├── [A-Za-z0-9]+        letters and digits
+    │   ├── [A-Za-z]+       letters
+    │   │   ├── [a-z]+      lowercase
+    │   │   └── [A-Z]+      uppercase
+    │   └── [0-9]+          digits
+    └── [^A-Za-z0-9/?#]     one other character
+
+The same token everywhere stays literal. When the middles have different numbers of
+tokens (slugs of several words), the middle becomes the class of the characters they use.
+Prefixes and suffixes end between tokens, so ``/2023`` and ``/2024`` give ``/[0-9]+``.
+
+The Target Pages Map gives, for every target, the path of links from the entry page to
+it. ``navigation_patterns`` groups the URLs of each step, and picks the sequences of
+groups that lead to the most targets: the navigation pattern, a list of regexes per
+level that a person can read and edit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+K = 2  # URLs differing in at most this many levels are alike
+
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]")
+
+# The Regex tree: each node's regex and its parent.
+_PARENT = {
+    "lower": "alpha", "upper": "alpha", "alpha": "alnum", "digit": "alnum",
+    "alnum": "any", "other": "any", "any": None,
+}
+_REGEX = {
+    "lower": "[a-z]+", "upper": "[A-Z]+", "alpha": "[A-Za-z]+", "digit": "[0-9]+",
+    "alnum": "[A-Za-z0-9]+", "other": "[^A-Za-z0-9/?#]", "any": "[^/?#]+",
+}
+
+
+def levels(url: str) -> tuple[str, ...]:
+    """A URL's levels: ``scheme://host[:port]``, then ``/segment`` per path segment, then
+    ``?query`` if any (the fragment is not part of what the server sees)."""
+    parts = urlsplit(url)
+    out = [f"{parts.scheme}://{parts.netloc}"]
+    path = parts.path or "/"
+    out.extend("/" + segment for segment in path.split("/")[1:])
+    if parts.query:
+        out.append("?" + parts.query)
+    return tuple(out)
+
+
+def _kind(token: str) -> str:
+    if token.isdigit():
+        return "digit"
+    if token.isalpha() and token.isascii():
+        return "lower" if token.islower() else "upper" if token.isupper() else "alpha"
+    return "other"
+
+
+def _ancestors(kind: str) -> list[str]:
+    chain: list[str] = []
+    node: str | None = kind
+    while node is not None:
+        chain.append(node)
+        node = _PARENT[node]
+    return chain
+
+
+def token_regex(tokens: Sequence[str]) -> str:
+    """The regex of one token position: the token itself when all are one, else the deepest
+    node of the Regex tree above all of them."""
+    if len(set(tokens)) == 1:
+        return re.escape(tokens[0])
+    chains = [_ancestors(_kind(t)) for t in tokens]
+    common = set(chains[0]).intersection(*chains[1:])
+    return _REGEX[next(node for node in chains[0] if node in common)]
+
+
+def _common_prefix(values: Sequence[str]) -> str:
+    first, last = min(values), max(values)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def _same_token(a: str, b: str) -> bool:
+    return (a.isdigit() and b.isdigit()) or (a.isalpha() and a.isascii() and b.isalpha() and b.isascii())
+
+
+def _snap(values: Sequence[str], n: int) -> int:
+    """Shorten a common prefix of length ``n`` so that it ends between two tokens in every value."""
+    while n > 0 and any(n < len(v) and _same_token(v[n - 1], v[n]) for v in values):
+        n -= 1
+    return n
+
+
+def _level_regex(values: Sequence[str]) -> str:
+    if len(set(values)) == 1:
+        return re.escape(values[0])
+    prefix = values[0][: _snap(values, len(_common_prefix(values)))]
+    rest = [v[len(prefix):] for v in values]
+    backwards = [v[::-1] for v in rest]
+    suffix = rest[0][len(rest[0]) - _snap(backwards, len(_common_prefix(backwards))):] if rest[0] else ""
+    middles = [v[: len(v) - len(suffix)] for v in rest]
+    tokens = [_TOKEN.findall(m) for m in middles]
+    if len({len(t) for t in tokens}) == 1 and tokens[0]:  # the tokens line up: one regex per position
+        middle = "".join(token_regex([t[j] for t in tokens]) for j in range(len(tokens[0])))
+    else:  # they do not (slugs of several words): the characters they use
+        middle = _char_class(middles)
+    return re.escape(prefix) + middle + re.escape(suffix)
+
+
+def _char_class(middles: Sequence[str]) -> str:
+    chars = set("".join(middles))
+    ranges = []
+    if any(c.isalpha() and c.isascii() for c in chars):
+        ranges.append("A-Za-z")
+    if any(c.isdigit() for c in chars):
+        ranges.append("0-9")
+    others = sorted(c for c in chars if not (c.isascii() and c.isalnum()))
+    ranges.extend(re.escape(c) if c not in "]\\^-" else "\\" + c for c in others)
+    quantifier = "*" if any(m == "" for m in middles) else "+"
+    return f"[{''.join(ranges)}]{quantifier}"
+
+
+def url_pattern(urls: Sequence[str]) -> str:
+    """A regex (to use with ``re.fullmatch``) that matches every URL of a group of alike URLs."""
+    if not urls:
+        raise ValueError("no URLs to generalise")
+    cut = [levels(u) for u in urls]
+    if len({len(c) for c in cut}) != 1:
+        raise ValueError("URLs of one pattern must have the same number of levels")
+    return "".join(_level_regex([c[k] for c in cut]) for k in range(len(cut[0])))
+
+
+def alike(a: Sequence[str], b: Sequence[str], k: int = K) -> bool:
+    """Same number of levels, same first level, at most ``k`` levels differing."""
+    return len(a) == len(b) and a[0] == b[0] and sum(x != y for x, y in zip(a, b, strict=True)) <= k
+
+
+def group_urls(urls: Sequence[str], k: int = K) -> list[list[str]]:
+    """Alike URLs together, in first-seen order; each group's first URL stands for it."""
+    groups: list[tuple[tuple[str, ...], list[str]]] = []
+    for url in dict.fromkeys(urls):
+        cut = levels(url)
+        for head, members in groups:
+            if alike(head, cut, k):
+                members.append(url)
+                break
+        else:
+            groups.append((cut, [url]))
+    return [members for _, members in groups]
+
+
+@dataclass(frozen=True)
+class NavigationPattern:
+    """Regexes per level: a link at level i is followed when it fully matches one of
+    ``levels[i]``; the pages the last level reaches are the targets."""
+
+    levels: tuple[tuple[str, ...], ...]
+    targets: int  # targets of the map this pattern reaches
+
+    def matches(self, level: int, url: str) -> bool:
+        return any(re.fullmatch(regex, url) for regex in self.levels[level])
+
+
+def navigation_patterns(paths: Sequence[Sequence[str]], *, k: int = K, cover: float = 1.0
+                        ) -> list[NavigationPattern]:
+    """Navigation patterns from a Target Pages Map's paths (each: the URLs of the links
+    followed from the entry page, the last a target), most targets first.
+
+    For each path length, the URLs of each step are grouped; a path is a sequence of
+    groups. The sequence that reaches most targets is taken first (the paper's choice);
+    more sequences of that length are added, level by level, until ``cover`` of its
+    targets are reached. Paths of another length make another pattern.
+    """
+    by_length: dict[int, list[Sequence[str]]] = defaultdict(list)
+    for path in paths:
+        if path:
+            by_length[len(path)].append(path)
+    patterns = []
+    for length, group in by_length.items():
+        step_groups = [group_urls([p[i] for p in group], k) for i in range(length)]
+        index = [{url: g for g, members in enumerate(groups) for url in members} for groups in step_groups]
+        signatures = Counter(tuple(index[i][p[i]] for i in range(length)) for p in group)
+        chosen: list[tuple[int, ...]] = []
+        reached = 0
+        for signature, count in signatures.most_common():
+            if chosen and reached >= cover * len(group):
+                break
+            chosen.append(signature)
+            reached += count
+        regexes = tuple(
+            tuple(dict.fromkeys(url_pattern(step_groups[i][sig[i]]) for sig in chosen)) for i in range(length)
+        )
+        pattern = NavigationPattern(regexes, 0)
+        found = {p[-1] for p in group if all(pattern.matches(i, p[i]) for i in range(length))}
+        patterns.append(NavigationPattern(regexes, len(found)))
+    return sorted(patterns, key=lambda p: -p.targets)

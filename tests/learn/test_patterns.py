@@ -1,0 +1,77 @@
+"""URL patterns and navigation patterns (Vidal et al.'s Regex tree tokenizer)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deepbot.learn.patterns import alike, group_urls, levels, navigation_patterns, token_regex, url_pattern
+
+
+def test_a_url_is_cut_into_origin_segments_and_query() -> None:
+    assert levels("https://a.org:8080/x/y.html?id=3#top") == ("https://a.org:8080", "/x", "/y.html", "?id=3")
+    assert levels("https://a.org") == ("https://a.org", "/")
+
+
+def test_tokens_generalise_to_the_deepest_common_node_of_the_regex_tree() -> None:
+    assert token_regex(["jazz", "jazz"]) == "jazz"
+    assert token_regex(["jazz", "blues"]) == "[a-z]+"
+    assert token_regex(["Jazz", "blues"]) == "[A-Za-z]+"
+    assert token_regex(["8", "D"]) == "[A-Za-z0-9]+"  # the paper's \\w example
+    assert token_regex(["-", "_"]) == "[^A-Za-z0-9/?#]"
+    assert token_regex(["a", "-"]) == "[^/?#]+"
+
+
+def test_the_paper_dblp_example_and_everyday_urls() -> None:
+    dblp = [f"http://www.informatik.uni-trier.de/ley/db/indices/a-tree/{p}" for p in
+            ("c/Chaves:Silvio_8=.html", "u/Ugher:Mangabeira_D=.html", "m/Mendes:Sergio.html")]
+    pattern = url_pattern(dblp)
+    assert pattern.endswith(r"/a\-tree/[a-z]+/[A-Za-z0-9:=_]+\.html")
+    assert re.fullmatch(pattern, "http://www.informatik.uni-trier.de/ley/db/indices/a-tree/v/Vidal:Marcio.html")
+    assert url_pattern(["http://x.com/artist/12", "http://x.com/artist/345"]) == r"http://x\.com/artist/[0-9]+"
+    assert url_pattern(["http://x.com/news/2024/05/big-storm", "http://x.com/news/2023/11/one-two-three"]) \
+        == r"http://x\.com/news/[0-9]+/[0-9]+/[A-Za-z\-]+"
+    assert url_pattern(["http://x.com/a?id=12&p=1", "http://x.com/a?id=3&p=2"]) == r"http://x\.com/a\?id=[0-9]+\&p=[0-9]+"
+
+
+def test_urls_of_different_shapes_are_refused_together() -> None:
+    with pytest.raises(ValueError, match="same number of levels"):
+        url_pattern(["http://x.com/a", "http://x.com/a/b"])
+
+
+def test_alike_urls_share_the_first_level_and_differ_in_at_most_two() -> None:
+    assert alike(levels("http://x.com/genre/jazz"), levels("http://x.com/genre/blues"))
+    assert not alike(levels("http://x.com/a/b/c"), levels("http://x.com/d/e/f"))
+    assert not alike(levels("http://x.com/a"), levels("http://y.com/a"))
+    groups = group_urls(["http://x.com/g/1/a/z", "http://x.com/g/2/b/z", "http://x.com/h/3/c/q", "http://x.com/g/1/a/z"])
+    assert groups == [["http://x.com/g/1/a/z", "http://x.com/g/2/b/z"], ["http://x.com/h/3/c/q"]]
+
+
+def test_the_navigation_pattern_follows_the_paths_that_reach_most_targets() -> None:
+    hub = [[f"http://x.com/genre/{g}/list", f"http://x.com/artist/{i}"] for g, i in
+           [("jazz", 1), ("jazz", 2), ("blues", 3), ("soul", 4), ("soul", 5)]]
+    odd = [["http://x.com/about/team", "http://x.com/artist/1"]]  # a shortcut to an artist already found
+    pattern, = navigation_patterns(hub + odd, cover=0.8)
+    assert pattern.levels == ((r"http://x\.com/genre/[a-z]+/list",), (r"http://x\.com/artist/[0-9]+",))
+    assert pattern.targets == 5
+    assert pattern.matches(0, "http://x.com/genre/funk/list") and not pattern.matches(0, "http://x.com/about/team")
+
+
+def test_paths_of_another_length_make_another_pattern() -> None:
+    paths = [["http://x.com/a/1"], ["http://x.com/a/2"], ["http://x.com/i/1/p", "http://x.com/b/9"]]
+    two = navigation_patterns(paths)
+    assert [p.targets for p in two] == [2, 1] and [len(p.levels) for p in two] == [1, 2]
+
+
+segment = st.text(alphabet="abcXYZ0189-_.:=", min_size=1, max_size=12).filter(lambda s: s not in (".", ".."))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(segment, min_size=2, max_size=2), min_size=1, max_size=8))
+def test_a_pattern_matches_every_url_it_was_built_from(paths: list[list[str]]) -> None:
+    urls = ["http://x.com/" + "/".join(p) for p in paths]
+    pattern = url_pattern(urls)
+    assert all(re.fullmatch(pattern, u) for u in urls), pattern
