@@ -33,6 +33,10 @@ def _replacing(target: Path) -> Iterator[Path]:
     try:
         yield part
         os.replace(part, target)
+    except OSError as exc:
+        if exc.filename == str(part):  # the user named the target, not our temporary file
+            exc.filename = str(target)
+        raise
     finally:
         part.unlink(missing_ok=True)
 
