@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from deepbot.config import DEFAULT_STORE, CrawlConfig
+from deepbot.config import CrawlConfig
+from deepbot.config.reference import describe, describe_opposite
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
@@ -17,58 +18,66 @@ _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages",
           "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps")
 
 
+# Flags whose config key is spelled otherwise; the two booleans set their key to false.
+_KEYS = {"seed": "seeds", "domain": "domains", "ignore_robots": "obey_robots", "headed": "headless"}
+
+
 def register(sub: Any) -> None:
+    # Each option's help is its CrawlConfig field's description and default (config/reference.py),
+    # so --help and docs/reference/config.md say the same and cannot drift from the model.
     p: argparse.ArgumentParser = sub.add_parser(
         "crawl", help="crawl sites (and their query forms) into a store; rerun to resume",
         description="Crawl from seeds, following links, script-driven anchors and, with --domain, "
-        "relevant query forms. Running the same command again on the same store resumes.")
-    p.add_argument("--seed", action="append", metavar="URL", help="start URL (repeatable)")
+        "relevant query forms. Running the same command again on the same store resumes.",
+        epilog="Every option is also a key of a --config YAML file, where more keys are set "
+        "(docs/reference/config.md).")
+    p.add_argument("--seed", action="append", metavar="URL", help=describe("seeds") + " Repeatable.")
     p.add_argument("--domain", action="append", metavar="FILE", type=Path,
-                   help="domain definition YAML (repeatable)")
-    p.add_argument("--config", type=Path, metavar="FILE", help="crawl config YAML; flags override it")
-    p.add_argument("--depth", type=int, help="link depth from each seed (default 3)")
-    p.add_argument("--workers", type=int, help="concurrent mini-browsers (default 4)")
-    p.add_argument("--max-pages", type=int, help="stop after this many pages")
-    p.add_argument("--max-result-pages", type=int, metavar="N",
-                   help="follow the pager of one query's results this many pages at most (default 100)")
-    p.add_argument("--max-calendar-steps", type=int, metavar="N",
-                   help="links in a row that only move a number or a date in their page's URL (a calendar's"
-                        " 'next month') followed at most (default 10)")
-    p.add_argument("--max-scrolls", type=int, metavar="N",
-                   help="rounds of scrolling an infinite feed (or of 'Load more' clicks) a page at most"
-                        " (default 50)")
-    p.add_argument("--scroll-time", type=float, metavar="SECONDS",
-                   help="seconds of scrolling (and 'Load more' clicks) a page at most (default 25)")
-    p.add_argument("--include", action="append", metavar="REGEX", help="follow only URLs matching")
-    p.add_argument("--exclude", action="append", metavar="REGEX", help="never follow URLs matching")
-    p.add_argument("--store", type=Path, help=f"SQLite store (default ./{DEFAULT_STORE})")
-    p.add_argument("--session", type=Path, metavar="FILE",
-                   help="start logged in: a saved session (deepbot login, or Playwright storage_state JSON)")
+                   help=describe("domains") + " Repeatable.")
+    p.add_argument("--config", type=Path, metavar="FILE", help="A crawl config YAML file; flags override it.")
+    p.add_argument("--depth", type=int, metavar="N", help=describe("depth"))
+    p.add_argument("--workers", type=int, metavar="N", help=describe("workers"))
+    p.add_argument("--max-pages", type=int, metavar="N", help=describe("max_pages"))
+    p.add_argument("--max-result-pages", type=int, metavar="N", help=describe("max_result_pages"))
+    p.add_argument("--max-calendar-steps", type=int, metavar="N", help=describe("max_calendar_steps"))
+    p.add_argument("--max-scrolls", type=int, metavar="N", help=describe("max_scrolls"))
+    p.add_argument("--scroll-time", type=float, metavar="SECONDS", help=describe("scroll_time"))
+    p.add_argument("--include", action="append", metavar="REGEX", help=describe("include") + " Repeatable.")
+    p.add_argument("--exclude", action="append", metavar="REGEX", help=describe("exclude") + " Repeatable.")
+    p.add_argument("--store", type=Path, metavar="FILE", help=describe("store"))
+    p.add_argument("--session", type=Path, metavar="FILE", help=describe("session"))
     p.add_argument("--keywords", metavar="QUERY",
-                   help='store only documents matching, e.g. \'java AND (xml OR "web services")\'')
-    p.add_argument("--topic", metavar="WORDS",
-                   help="focused crawl: follow first the links nearest to these words (best-first)")
-    p.add_argument("--learn-from", type=Path, metavar="STORE",
-                   help="with --topic: learn the paths to it from an earlier crawl's store (HMM crawler)")
-    p.add_argument("--like", metavar="URL",
-                   help="structure-driven crawl: store the pages built like this sample page (INDESIT)")
-    p.add_argument("--user-agent")
-    p.add_argument("--min-delay", type=float, help="seconds between requests to one host")
-    p.add_argument("--per-host-concurrency", type=int)
-    p.add_argument("--give-up-after", type=int, metavar="N",
-                   help="refusals in a row (429, 503, bot checks) after which a host is left for the next run"
-                        " (default 8)")
-    p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
-    p.add_argument("--obey-meta-robots", action="store_true",
-                   help="obey pages' noindex/nofollow (<meta name=robots>, X-Robots-Tag), rel=nofollow")
-    p.add_argument("--shared-session", action="store_true",
-                   help="all workers browse in one session (one cookie jar), as tabs sharing renderer "
-                        "processes: less memory a worker, for sites that keep no per-visitor state")
-    p.add_argument("--headed", action="store_true", help="show the browsers")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+                   help=describe("keywords") + ' Example: \'java AND (xml OR "web services")\'.')
+    p.add_argument("--topic", metavar="WORDS", help=describe("topic"))
+    p.add_argument("--learn-from", type=Path, metavar="STORE", help=describe("learn_from"))
+    p.add_argument("--like", metavar="URL", help=describe("like"))
+    p.add_argument("--user-agent", metavar="TEXT", help=describe("user_agent"))
+    p.add_argument("--min-delay", type=float, metavar="SECONDS", help=describe("min_delay"))
+    p.add_argument("--per-host-concurrency", type=int, metavar="N", help=describe("per_host_concurrency"))
+    p.add_argument("--give-up-after", type=int, metavar="N", help=describe("give_up_after"))
+    p.add_argument("--ignore-robots", action="store_true",
+                   help=describe_opposite("obey_robots", "Do not obey robots.txt."))
+    p.add_argument("--obey-meta-robots", action="store_true", help=describe("obey_meta_robots"))
+    p.add_argument("--shared-session", action="store_true", help=describe("shared_session"))
+    p.add_argument("--headed", action="store_true",
+                   help=describe_opposite("headless", "Show the browser's windows."))
+    p.add_argument("--quiet", "-q", action="store_true", help="No progress display.")
     p.add_argument("--json", action="store_true",
-                   help="print a JSON summary on stdout at the end (the words go to stderr)")
+                   help="Print a JSON summary on stdout at the end; the words go to stderr.")
     p.set_defaults(func=run)
+
+
+def config_flags() -> dict[str, list[str]]:
+    """The flags that set each config key, read from the crawl command's own parser."""
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    register(sub)
+    flags: dict[str, list[str]] = {}
+    for action in sub.choices["crawl"]._actions:
+        key = _KEYS.get(action.dest, action.dest)
+        if key in CrawlConfig.model_fields:
+            flags.setdefault(key, []).append(max(action.option_strings, key=len))
+    return flags
 
 
 def config_from_args(args: argparse.Namespace) -> CrawlConfig:
@@ -81,7 +90,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         value = getattr(args, flag)
         if value is None:
             continue
-        key = {"seed": "seeds", "domain": "domains"}.get(flag, flag)
+        key = _KEYS.get(flag, flag)
         values[key] = tuple(value) if isinstance(value, list) else value
     if args.ignore_robots:
         values["obey_robots"] = False

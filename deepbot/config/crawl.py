@@ -31,84 +31,96 @@ Regex = Annotated[str, AfterValidator(_valid_regex)]
 class CrawlConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    seeds: tuple[str, ...] = ()
-    domains: tuple[Path, ...] = ()  # domain definition files (form-driven crawling)
-    # A saved session the seeds start from (Playwright storage_state JSON): a logged-in crawl.
-    session: Path | None = None
-    store: Path = Path(DEFAULT_STORE)
-    depth: int = Field(3, ge=0, description="link depth from each seed")
-    workers: int = Field(4, ge=1, le=64)
-    max_pages: int | None = Field(None, ge=1)
+    # Each description is one short sentence, with its unit: docs/reference/config.md and
+    # `deepbot crawl --help` are generated from them (deepbot/config/reference.py).
+    seeds: tuple[str, ...] = Field((), description="URLs the crawl starts from.")
+    domains: tuple[Path, ...] = Field(
+        (), description="Domain definition files: their forms are filled with their queries.")
+    session: Path | None = Field(
+        None, description="A saved session the seeds start from, logged in (Playwright storage_state JSON).")
+    store: Path = Field(
+        Path(DEFAULT_STORE), description="The SQLite file for documents, their index and the frontier.")
+    depth: int = Field(3, ge=0, description="Links followed from each seed, at most.")
+    workers: int = Field(4, ge=1, le=64, description="Pages fetched at once, each in its own browser tab.")
+    max_pages: int | None = Field(None, ge=1, description="Pages fetched before the crawl stops.")
     # Pagination costs no depth: this bounds a pager that never ends (a catalogue that
     # answers page=N+1 with "page N+1", an empty list and "Next" again) per query and form.
     max_result_pages: int | None = Field(
-        100, ge=1, description="pages of one query's results followed along their pager (null: no bound)")
+        100, ge=1, description="Pages of one query's results followed along their pager.")
     # A calendar's "next month" whose server answers any month leads on for ever: links in a
     # row that only move a number or a date in their page's URL are followed this far.
     max_calendar_steps: int | None = Field(
-        10, ge=0, description="links in a row that only move a number or a date in their page's URL "
-        "(a calendar's 'next month', an archive's ?page=N) followed at most (null: no bound)")
-    include: tuple[Regex, ...] = ()  # a URL must match one of these (when given)
-    exclude: tuple[Regex, ...] = ()  # a URL matching any of these is skipped
-    same_site: bool = True  # only follow links to the seeds' hosts
-    keywords: str | None = None  # boolean keyword query deciding what is stored
-    # A focused crawl's topic, in words: links nearest to it are followed first (best-first).
-    topic: str | None = None
-    # An earlier crawl's store to learn paths to the topic from (the HMM crawler, content/hmm.py).
-    learn_from: Path | None = None
-    # A structure-driven crawl's sample page: the pages built from its template are stored
-    # (INDESIT, content/structure.py). It is the first seed.
-    like: str | None = None
+        10, ge=0, description="Links in a row that only move a number or a date in the URL, "
+        "such as a calendar's 'next month', followed at most.")
+    include: tuple[Regex, ...] = Field(
+        (), description="Regular expressions: when given, a URL must match one to be followed.")
+    exclude: tuple[Regex, ...] = Field(
+        (), description="Regular expressions: a URL that matches one is not followed.")
+    same_site: bool = Field(True, description="Follow links to the seeds' hosts only.")
+    keywords: str | None = Field(
+        None, description="A boolean keyword query; only documents that match it are stored.")
+    topic: str | None = Field(
+        None, description="A focused crawl's topic, in words: the links nearest to it are followed first.")
+    learn_from: Path | None = Field(
+        None, description="An earlier crawl's store to learn the paths to the topic from (the HMM crawler).")
+    like: str | None = Field(
+        None, description="A sample page: only pages built from its template are stored. "
+        "It is the first seed.")
     topic_threshold: float = Field(
-        0.2, ge=0, le=1, description="a page this similar to the topic counts as relevant (harvest rate)")
-    content_types: tuple[str, ...] = ()  # store only these (prefixes); empty = all
+        0.2, ge=0, le=1, description="Similarity to the topic, 0 to 1, from which a page counts as relevant.")
+    content_types: tuple[str, ...] = Field(
+        (), description="Content-type prefixes to store, such as text/html (empty: all).")
 
     # politeness
-    user_agent: str = DEFAULT_USER_AGENT
-    obey_robots: bool = True
+    user_agent: str = Field(DEFAULT_USER_AGENT, description="The User-Agent header sent to every site.")
+    obey_robots: bool = Field(True, description="Obey robots.txt, its Crawl-delay included.")
     # <meta name="robots"> and X-Robots-Tag: always recorded (Document.meta["robots"]);
     # obeyed only when asked, since sites mark their search results noindex (directives.py).
-    obey_meta_robots: bool = False
-    per_host_concurrency: int = Field(4, ge=1)
-    min_delay: float = Field(0.0, ge=0, description="seconds between requests to one host")
+    obey_meta_robots: bool = Field(
+        False, description="Obey a page's noindex and nofollow (meta robots, X-Robots-Tag, rel=nofollow).")
+    per_host_concurrency: int = Field(4, ge=1, description="Pages fetched at once from one host, at most.")
+    min_delay: float = Field(0.0, ge=0, description="Seconds between two requests to one host, at least.")
     give_up_after: int = Field(
-        8, ge=1, description="refusals in a row (429, 503, bot checks) after which a host is visited no more "
-        "in the run; its routes stay queued for the next"
+        8, ge=1, description="Refusals in a row (429, 503, bot checks) after which a host is left "
+        "for the next run."
     )
 
     # browser and timing
-    headless: bool = True
-    block_images: bool = True
-    block_media: bool = True
-    route_timeout: float = Field(45.0, gt=0, description="hard bound on one route, seconds")
-    step_timeout: float = Field(10.0, gt=0)
-    settle_timeout: float = Field(5.0, ge=0, description="wait for the load event, at most")
+    headless: bool = Field(True, description="Run the browser without windows.")
+    block_images: bool = Field(True, description="Do not load images.")
+    block_media: bool = Field(True, description="Do not load fonts, audio and video.")
+    route_timeout: float = Field(45.0, gt=0, description="Seconds one route may take, at most.")
+    step_timeout: float = Field(10.0, gt=0, description="Seconds one NSEQL step may wait for its element.")
+    settle_timeout: float = Field(5.0, ge=0, description="Seconds to wait for a page's load event, at most.")
     fetch_wait: float = Field(
-        2.0, ge=0, description="wait for the fetch/XHR a loaded page still awaits, at most (0: read at once)"
+        2.0, ge=0, description="Seconds to wait for the fetch/XHR requests a loaded page still awaits "
+        "(0: read it at once)."
     )
-    recycle_after: int = Field(200, ge=1, description="routes per browser context")
+    recycle_after: int = Field(200, ge=1, description="Routes a browser context runs before a fresh one.")
     # All workers in one browser session (one cookie jar and storage), as tabs: they then
     # share renderer processes, ~20 MB less a worker. Routes in flight see each other's
     # cookies, so only for sites that keep no per-visitor state (pool.py).
-    shared_session: bool = False
+    shared_session: bool = Field(
+        False, description="All workers share one session, as tabs: less memory, "
+        "for sites that keep no state per visitor.")
     renderer_processes: int = Field(
-        0, ge=0, description="with shared_session, renderer processes at most (0: one a core, at least 2); "
-        "fewer than the workers is what saves memory")
-    max_attempts: int = Field(3, ge=1)
-    lease_ttl: float = Field(120.0, gt=0)
-    reveal_menus: bool = True
-    max_script_clicks: int = Field(30, ge=0, description="script-driven elements clicked per page")
+        0, ge=0, description="With shared_session, renderer processes at most "
+        "(0: one a core, at least 2).")
+    max_attempts: int = Field(3, ge=1, description="Tries of one route before it is recorded as failed.")
+    lease_ttl: float = Field(
+        120.0, gt=0, description="Seconds a leased route stays a worker's before another may take it.")
+    reveal_menus: bool = Field(True, description="Open hover and click menus before a page is read.")
+    max_script_clicks: int = Field(30, ge=0, description="Script-driven elements clicked on a page, at most.")
     dismiss_overlays: bool = Field(
-        True, description="answer cookie banners and consent walls, refusing what is optional if they let it"
+        True, description="Answer cookie banners and consent walls, refusing what is optional."
     )
     # A feed of 100 items in batches of 10 needs 9 rounds; one that never ends is stopped
     # by either bound, and the summary says so (it is not "scrolled to the end").
     max_scrolls: int = Field(
-        50, ge=0,
-        description="rounds of scrolling a page that watches it to its end, or of 'Load more' clicks")
+        50, ge=0, description="Rounds of scrolling an endless feed, or of 'Load more' clicks, on one page.")
     scroll_time: float = Field(
-        25.0, ge=0, description="seconds a page may be scrolled (and its 'Load more' clicked) in all; "
-        "within the route's own bound, of which a quarter is left for reading the page")
+        25.0, ge=0, description="Seconds one page may be scrolled in all (and never more than "
+        "three quarters of route_timeout).")
 
     @field_validator("topic")
     @classmethod
