@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.crawl.sessions import expand_variables, save_session
+    from deepbot.crawl.sessions import expand_variables, masked, save_session, secret_values
     from deepbot.errors import ReplayError
     from deepbot.replay import load_program, replay
 
@@ -62,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
     except ReplayError as exc:  # it does not parse
         print(f"deepbot login: {source}: {exc}", file=sys.stderr)
         return 1
+    secrets = secret_values(text)  # a failing `fill "#pw" "${PASSWORD}"` must not print the password
     result = asyncio.run(replay(program, headed=args.headed, timeout=args.timeout, keep_session=True))
-    print(f"url: {result.final_url}")
-    print(f"title: {result.title}")
+    print(masked(f"url: {result.final_url}", secrets))  # a GET login form puts it in the URL
+    print(masked(f"title: {result.title}", secrets))
     if result.error is not None:
-        print(f"deepbot login: {source}: {result.error}", file=sys.stderr)
+        print(masked(f"deepbot login: {source}: {result.error}", secrets), file=sys.stderr)
         return 1
     session = result.session
     if session is None or session.empty:

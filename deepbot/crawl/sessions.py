@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import re
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -84,9 +85,20 @@ def save_session(state: SessionState, path: str | Path) -> None:
     """Write ``state`` as Playwright's storage_state JSON, readable by its owner only: its
     cookies let anyone act as the person who logged in."""
     text = json.dumps(state.to_playwright(), indent=2) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+    target = Path(path)
+    # A new file beside the target (mkstemp: 0600), then renamed over it: an earlier file's
+    # 0644 is not kept, a symlink at the path is replaced rather than written through, and
+    # a crash leaves the old session or the new one, never half of one.
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def _cookie_host(cookie: dict[str, Any]) -> str:
@@ -171,3 +183,19 @@ def expand_variables(program: nseql.Program, source: str,
             changes[part.name] = _VARIABLE.sub(lambda m: values[m.group(1)], text)
         body.append(dataclasses.replace(statement, **changes) if changes else statement)
     return dataclasses.replace(program, body=tuple(body))
+
+
+def secret_values(program_text: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The values ``${NAME}`` brings into a program (longest first): what every message,
+    log line and NSEQL dump about that program must mask."""
+    values = os.environ if env is None else env
+    found = {values[name] for name in _VARIABLE.findall(program_text) if values.get(name)}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def masked(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every secret value, raw or as NSEQL quotes it, replaced by ``***``."""
+    for secret in secrets:
+        quoted = nseql.dump(nseql.Program.of(nseql.Fill("#x", secret))).split(" ", 2)[2].strip()
+        text = text.replace(quoted[1:-1], "***").replace(secret, "***")
+    return text
