@@ -370,8 +370,7 @@ class ObtainLinks:
         priority = ctx.link_priority
         if self.topic is not None:
             topic, near = self.topic, self.topic.similarity(ctx.document.text)
-            ctx.document = ctx.document.model_copy(
-                update={"meta": {**ctx.document.meta, "topic_similarity": f"{near:.4f}"}})
+            ctx.document = ctx.document.noted(topic_similarity=near)
             if priority is None:  # best-first, unless a learned policy rated the links already
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,

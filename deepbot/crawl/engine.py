@@ -382,9 +382,9 @@ class Crawler:
             fetched = _fetched(route, snapshot)
             content = self.registry.handle(fetched)
             document = build_document(route, fetched, content)
-            meta: dict[str, str] = {}
+            meta: dict[str, object] = {}
             if route.via in (Via.FORM, Via.NEXT) and looks_like_no_results(document.text):
-                meta["no_results"] = "true"
+                meta["no_results"] = True
                 self.stats.outcomes["no results"] += 1
             directives = page_directives(snapshot.robots, snapshot.headers.get("x-robots-tag"),
                                          self.robots.token)
@@ -393,7 +393,7 @@ class Crawler:
             if self._start_session is not None:  # its program runs from there: replay needs it
                 meta["start_session"] = self._start_session
             if meta:
-                document = document.model_copy(update={"meta": {**document.meta, **meta}})
+                document = document.noted(**meta)
             relevance = self.relevance.decide(document)
             if self.config.obey_meta_robots and directives.noindex and relevance.keep:
                 relevance = Decision(False, NOINDEX, directives.said)
@@ -405,7 +405,7 @@ class Crawler:
         self.stats.outcomes[ctx.relevance.reason] += 1
         children = ctx.routes
         if self.topic is not None:
-            near = float(ctx.document.meta.get("topic_similarity", 0))
+            near = ctx.document.meta.topic_similarity or 0.0
             self.stats.on_topic += near >= self.config.topic_threshold
         if self.config.obey_meta_robots and directives.nofollow:
             # Its links, script links and pagers are not followed; the domain's queries

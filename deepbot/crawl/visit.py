@@ -11,29 +11,25 @@ import contextlib
 import json
 import logging
 import time
-from importlib import resources
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Response
-from pydantic import BaseModel, ConfigDict
 
 import nseql
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.pool import Slot
 from deepbot.content import challenge
-from deepbot.errors import BrowserError, CaptchaShown, ElementUnusable, FormError
-from deepbot.routes import PageSnapshot, Route, SessionState
+from deepbot.crawl.harvest import SCRIPT as _HARVEST_JS
+from deepbot.crawl.harvest import Challenge, Consent, Harvest, decoded
+from deepbot.errors import CaptchaShown, ElementUnusable, FormError
+from deepbot.models import Frozen as _Frozen
+from deepbot.routes import PageSnapshot, Route, SessionState, parsed
 
 log = logging.getLogger(__name__)
 
-_HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
 _CHALLENGE = challenge.script_args()
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class VisitOptions(_Frozen):
@@ -100,7 +96,7 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
         await nseql.forget_overlays(page)  # what the tab's last route dismissed is not this one's
         await slot.restore(session)
         slot.mark_dirty()  # whatever happens next may change cookies or storage
-        program = nseql.parse(route.steps)
+        program = route.plan
         download: tuple[bytes, int, dict[str, str]] | None = None
         settled = True
         result: nseql.RunResult | None = None
@@ -148,36 +144,30 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                                 settled=settled, headers=headers)
         data = await _harvest(page, options, since=action.since, scroll_ms=_scroll_ms(options, started))
         dismissed = None
-        if data.get("consent"):
-            consent = await _in_frames(page, data["consent"], options)
+        if data.consent is not None:
+            consent = await _in_frames(page, data.consent, options)
             dismissed = await _dismiss(page, consent, options, action) if consent else None
             slot.acted = slot.acted or dismissed is not None
             again = options.model_copy(update={"dismiss_overlays": False})
             data = await _harvest(page, again, since=action.since, scroll_ms=_scroll_ms(options, started))
-        settled = settled and data.get("settled", True)
-        document = data.get("document") or {}
-        if nseql.replaced(main, document.get("url", "")):
+        settled = settled and data.settled
+        shown = data.document
+        if nseql.replaced(main, shown.url):
             # The page replaced the document by itself after the last step (a script's
             # or a meta refresh's redirect): what the browser says of the document it shows.
-            status = int(document.get("status") or 0) or None
-            headers = {"content-type": document["type"]} if document.get("type") else {}
+            status = shown.status or None
+            headers = {"content-type": shown.type} if shown.type else {}
             content_type = headers.get("content-type", "")
         slot.clears_on_leave = True
-        origins.update(data.get("origins", ()))
-        session = await _capture(slot, data.get("storage", []), origins)
+        origins.update(data.origins)
+        session = await _capture(slot, list(data.storage), origins)
         return PageSnapshot(
-            url=data["url"], status=status, content_type=content_type or "text/html",
-            title=data.get("title", ""), html=data.get("html", ""), text=data.get("text", ""),
-            # As the page gave them: the snapshot's own validation makes the models, in one call.
-            links=data.get("links", ()), scripts=data.get("scripts", ()),
-            revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
-            more=int(data.get("more", 0)), scroll_stop=data.get("scrollStop") or "",
-            more_stop=data.get("moreStop") or "",
-            session=session, settled=settled, headers=headers,
-            forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
-            challenge=_challenge(data.get("challenge")),
-            robots=tuple((str(name), str(content)) for name, content in data.get("robots", ())),
-            login_form=bool(data.get("login")),
+            url=data.url, status=status, content_type=content_type or "text/html",
+            title=data.title, html=data.html, text=data.text, links=data.links, scripts=data.scripts,
+            revealed=data.revealed, scrolled=data.scrolled, more=data.more, scroll_stop=data.scroll_stop,
+            more_stop=data.more_stop, session=session, settled=settled, headers=headers,
+            forms=data.forms, submitted=submitted, dismissed=dismissed,
+            challenge=_challenge(data.challenge), robots=data.robots, login_form=data.login,
         )
     except nseql.StepError as exc:
         if exc.kind is nseql.Failure.NOT_ACTIONABLE:
@@ -323,7 +313,7 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     # frames); the click itself keeps the full timeout for the navigation it starts.
     cover_ms = min(options.step_timeout_ms, options.submit_wait_ms)
     for n, candidate in enumerate(candidates):
-        (step,) = nseql.parse(candidate).steps
+        (step,) = parsed(candidate).steps
         target = step.selector if isinstance(step, nseql.Click) else None
         try:
             clear = await page.evaluate(_PREPARE_JS, [f"m{n}", target, cover_ms, _CHALLENGE])
@@ -360,15 +350,15 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 
 
-async def _dismiss(page: Page, consent: dict[str, str], options: VisitOptions, action: _Action) -> str | None:
+async def _dismiss(page: Page, consent: Consent, options: VisitOptions, action: _Action) -> str | None:
     """Click the overlay's button the harvest chose; the ``dismiss`` step, or None if it failed.
 
     A ``dismiss`` step, not a click: on a replay the overlay may show later, or not at
     all (a consent already given), and the step then watches for it or does nothing. A
     button that cannot be clicked is given up in the submission wait, not the step timeout.
     """
-    comment = "".join(ch for ch in f"overlay: {consent.get('text', '')}" if ch.isprintable())
-    step = nseql.Dismiss(consent["selector"], comment=comment.strip())
+    comment = "".join(ch for ch in f"overlay: {consent.text}" if ch.isprintable())
+    step = nseql.Dismiss(consent.selector, comment=comment.strip())
     try:
         await nseql.run(nseql.Program.of(step), page,
                         step_timeout_ms=min(options.step_timeout_ms, options.submit_wait_ms),
@@ -386,19 +376,20 @@ async def find_overlay(page: Page, options: VisitOptions | None = None) -> dict[
     """The button that answers the cookie banner or consent wall ``page`` shows, as a crawl
     chooses it: ``{"selector", "text"}`` (an NSEQL selector), or None."""
     options = options or VisitOptions()
-    found = _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, consentOnly=True)))
-    return await _in_frames(page, found["consent"], options) if found.get("consent") else None
+    found = decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, consentOnly=True)))
+    consent = await _in_frames(page, found.consent, options) if found.consent else None
+    return consent.found() if consent else None
 
 
 async def answer_overlay(page: Page, options: VisitOptions | None = None) -> str | None:
     """Answer the cookie banner or consent wall ``page`` shows, as a crawl does (for a
     tool that reads the page itself: ``deepbot analyze``); its ``dismiss`` step, or None."""
     options = options or VisitOptions()
-    consent = await find_overlay(page, options)
-    return await _dismiss(page, consent, options, _Action()) if consent else None
+    found = await find_overlay(page, options)
+    return await _dismiss(page, Consent(**found), options, _Action()) if found else None
 
 
-async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions) -> dict[str, str] | None:
+async def _in_frames(page: Page, consent: Consent, options: VisitOptions) -> Consent | None:
     """The harvest's answer, or, when it names an iframe that may hold the notice (a consent
     manager's own origin: Sourcepoint, TrustArc), the button read in that frame's document,
     its selector entering the frame (``IFRAME >> enter-frame >> BUTTON``); None if none."""
@@ -406,29 +397,29 @@ async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions)
     scope = page.main_frame
     args = harvest_args(options, consentOnly=True, inFrame=True)
     for _ in range(3):  # an iframe in an iframe, at most this deep
-        if "frame" not in consent:
-            return {**consent, "selector": " >> ".join([*path, consent["selector"]])}
-        path += [consent["frame"], nseql.ENTER_FRAME]
+        if consent.frame is None:
+            return consent.model_copy(update={"selector": " >> ".join([*path, consent.selector])})
+        path += [consent.frame, nseql.ENTER_FRAME]
         try:
-            found_frame = scope.locator(consent["frame"]).first
+            found_frame = scope.locator(consent.frame).first
             handle = await found_frame.element_handle(timeout=options.submit_wait_ms)
             frame = await handle.content_frame()
             await handle.dispose()
             if frame is None:
                 return None
-            if consent.get("src") and frame.url in ("", "about:blank"):
+            if consent.src and frame.url in ("", "about:blank"):
                 # inserted a moment ago: its document has not come yet
                 await frame.wait_for_url(lambda url: url not in ("", "about:blank"),
                                          wait_until="domcontentloaded", timeout=options.settle_timeout_ms)
-            found = _decoded(await frame.evaluate(_HARVEST_JS, args))
+            found = decoded(await frame.evaluate(_HARVEST_JS, args))
         except PlaywrightError as exc:
             if is_crash(exc):
                 raise
-            log.info("could not read the iframe %s on %s: %s", consent["frame"], page.url, exc.message)
+            log.info("could not read the iframe %s on %s: %s", consent.frame, page.url, exc.message)
             return None
-        if not found.get("consent"):
+        if found.consent is None:
             return None
-        consent, scope = found["consent"], frame
+        consent, scope = found.consent, frame
     return None
 
 
@@ -458,35 +449,27 @@ def _scroll_ms(options: VisitOptions, started: float) -> int:
 
 
 async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
-                   scroll_ms: int | None = None) -> dict[str, Any]:
+                   scroll_ms: int | None = None) -> Harvest:
     try:
         args = harvest_args(options, since=since, scroll_ms=scroll_ms)
-        return _decoded(await page.evaluate(_HARVEST_JS, args))
+        return decoded(await page.evaluate(_HARVEST_JS, args))
     except PlaywrightError as exc:
         if "context was destroyed" not in exc.message and "navigat" not in exc.message:
             raise
     # Opening a menu navigated after all: harvest the page it led to, touching nothing.
     with contextlib.suppress(PlaywrightError):
         await nseql.wait_for_load_state(page, "domcontentloaded", options.settle_timeout_ms)
-    return _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since, scroll_ms=scroll_ms,
-                                                                  revealMenus=False)))
+    return decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since, scroll_ms=scroll_ms,
+                                                                 revealMenus=False)))
 
 
-def _challenge(found: Any) -> str | None:
+def _challenge(found: Challenge | None) -> str | None:
     """What shows the page is a bot check: the widget's service, the words it says."""
-    if not isinstance(found, dict):
+    if found is None:
         return None
-    widget, said = str(found.get("widget") or ""), str(found.get("said") or "")
-    parts = [challenge.provider(widget)] if widget else []
-    parts += [f"'{said}'"] if said else []
+    parts = [challenge.provider(found.widget)] if found.widget else []
+    parts += [f"'{found.said}'"] if found.said else []
     return ", ".join(parts) or None
-
-
-def _decoded(value: Any) -> dict[str, Any]:
-    data = json.loads(value) if isinstance(value, str) else value
-    if not isinstance(data, dict):
-        raise BrowserError(f"the page's harvest returned {type(data).__name__}, not an object")
-    return data
 
 
 def _same_document(current: str, target: str) -> bool:

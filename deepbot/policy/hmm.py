@@ -208,8 +208,7 @@ class PathProcessor:
         onward = self.model.step(self.belief(ctx.route.hint), text)
         leads = float(onward[0])  # P(a link of this page leads to a relevant page)
         near = self.model.relevance(text)
-        ctx.document = ctx.document.model_copy(update={"meta": {**ctx.document.meta,
-                                                                "path_to_topic": f"{leads:.4f}"}})
+        ctx.document = ctx.document.noted(path_to_topic=leads)
         model, carried = self.model, ",".join(f"{p:.6g}" for p in onward)
 
         def rate(_url: str, anchor: str) -> float:

@@ -204,8 +204,7 @@ class StructureProcessor:
         if waiting:
             self.raise_priority(waiting, worth)
         near = self.model.similarity(collections)
-        ctx.document = ctx.document.model_copy(
-            update={"meta": {**ctx.document.meta, "structure_similarity": f"{near:.4f}"}})
+        ctx.document = ctx.document.noted(structure_similarity=near)
         if not target and ctx.relevance.keep:
             ctx.relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
         rates = self.model.rate(collections)
