@@ -358,10 +358,10 @@ class ObtainLinks:
         self.follow_nofollow = follow_nofollow
         self.skipped: dict[str, int] = {} if skipped is None else skipped  # counts by reason
 
-    async def process(self, ctx: ProcessContext) -> None:
+    async def process(self, ctx: ProcessContext) -> ProcessContext | None:
         snap = ctx.snapshot
         if snap is None:
-            return
+            return None
         links = [(link.url, link.text) for link in snap.links if self.follow_nofollow or not link.nofollow]
         if len(links) < len(snap.links):
             self.skipped["rel=nofollow"] = self.skipped.get("rel=nofollow", 0) + len(snap.links) - len(links)
@@ -370,7 +370,7 @@ class ObtainLinks:
         priority = ctx.link_priority
         if self.topic is not None:
             topic, near = self.topic, self.topic.similarity(ctx.document.text)
-            ctx.document = ctx.document.noted(topic_similarity=near)
+            ctx = ctx.widened(document=ctx.document.noted(topic_similarity=near))
             if priority is None:  # best-first, unless a learned policy rated the links already
                 priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
@@ -380,3 +380,4 @@ class ObtainLinks:
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)
+        return ctx
