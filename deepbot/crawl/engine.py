@@ -12,13 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
@@ -38,17 +35,13 @@ from deepbot.crawl.sessions import CrawlSession, load_session
 from deepbot.crawl.stages import Reading, Verdict, Visited, build, choose, classify
 from deepbot.crawl.stats import CrawlStats, Progress
 from deepbot.crawl.visit import VisitOptions, visit
-from deepbot.errors import BrowserError, CaptchaShown, ConfigError, DeepBotError, ElementUnusable
+from deepbot.errors import BrowserError, CaptchaShown, DeepBotError, ElementUnusable
 from deepbot.forms.queries import FormQueries
 from deepbot.frontier import Lease, RouteState, RouteStore, SqliteRouteStore
-from deepbot.policy.structure import STOP_BELOW, StructureModel, StructureProcessor
-from deepbot.policy.topic import Topic
+from deepbot.policy.links import SAVE_EVERY, LinkPolicy
 from deepbot.routes import Document, Route, Via, doc_id, route_key
 from deepbot.routes.sequences import navigate_step
 from deepbot.store import DocumentStore, SqliteDocumentStore
-
-if TYPE_CHECKING:
-    from deepbot.policy.hmm import PathProcessor
 
 log = logging.getLogger("deepbot.crawl")
 
@@ -56,7 +49,6 @@ log = logging.getLogger("deepbot.crawl")
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
               "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
-_SAVE_POLICY_EVERY = 10.0  # seconds between two saves of a structure crawl's site model
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
 
@@ -93,12 +85,9 @@ class Crawler:
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
-        self.topic = Topic(config.topic) if config.topic else None
-        self.structure = StructureModel(config.like) if config.like else None
-        self.paths: PathProcessor | None = None  # an HMM crawl's, trained when the crawl opens
-        self._policy_saved = time.monotonic()
+        self.policy = LinkPolicy(topic=config.topic, threshold=config.topic_threshold, like=config.like)
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
-                                 follow_nofollow=not config.obey_meta_robots, topic=self.topic,
+                                 follow_nofollow=not config.obey_meta_robots,
                                  max_result_pages=config.max_result_pages,
                                  max_calendar_steps=config.max_calendar_steps)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
@@ -153,26 +142,18 @@ class Crawler:
         self.session = CrawlSession(self.frontier)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
         self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
-        policy: list[Processor] = []
-        if self.structure is not None:
-            policy.append(StructureProcessor(self.structure, self._raise_links))
-        if self.config.learn_from is not None and self.topic is not None:
-            self.paths = self._learn_paths(self.config.learn_from, self.topic)
-            policy.append(self.paths)
-        # Main text first (documents are stored with it), then a priority policy, then
-        # what feeds the frontier.
-        self.chain = PostProcessChain([MainTextProcessor(), *policy, self.links, self.forms,
-                                       *self._processors])
-        if self.structure is not None:  # resumed: the sample was read by an earlier run
-            sample = self.documents.get(doc_id(route_key(Via.SEED, self.config.seeds[0])))
-            if sample is not None and sample.html:
-                self.structure.learn_sample(sample.html)
-            learned = self.frontier.get_state("structure")
-            if learned is not None and self.structure.restore(learned):
-                log.info("a structure crawl resumed with what it had learned of the site")
+        if self.config.learn_from is not None:
+            self.policy.learn_paths(self.config.learn_from, self.config.store)
+        # Main text first (documents are stored with it), then the link policy's ratings,
+        # then what feeds the frontier.
+        self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),
+                                       self.links, self.forms, *self._processors])
+        # Resumed: the sample was read by an earlier run, and what it learned saved.
+        seed = doc_id(route_key(Via.SEED, self.config.seeds[0]))
+        if self.policy.resume(self.frontier, lambda: self.documents.get(seed)):
             # Saved at the end, before the stores close (callbacks run last first); only once
             # restored, so a crawl that fails to open never writes an empty model over it.
-            self._stack.callback(self._save_policy)
+            self._stack.callback(self.policy.save, self.frontier)
         if self.config.session is not None:  # a bad file fails here, before a browser starts
             start = self.session.log_in(load_session(self.config.session))
             self.forms.start_session = start
@@ -248,7 +229,7 @@ class Crawler:
         worker = f"{self.run_id}/{n}"
         while not self._stop and self._budget_left():
             leases = self.frontier.lease(1, worker, self.config.lease_ttl)
-            if leases and self._unpromising(leases[0]):
+            if leases and self.policy.unpromising(leases[0].route):
                 self.frontier.release(leases[0])  # nor anything after it: the best is leased first
                 leases = []
                 if self.stats.in_flight == 0:  # and nothing running may still find better
@@ -271,11 +252,6 @@ class Crawler:
                 self._wake.set()
             if document is not None:
                 await out.put(document)
-
-    def _unpromising(self, lease: Lease) -> bool:
-        """Whether a structure crawl has nothing worth fetching left (content.structure)."""
-        route = lease.route
-        return self.structure is not None and route.via is not Via.SEED and route.priority < STOP_BELOW
 
     async def _process(self, lease: Lease) -> Document | None:
         route = lease.route
@@ -354,9 +330,8 @@ class Crawler:
             ctx = await self.chain.run(ctx)
         self.stats.fetched += 1
         self.stats.outcomes[ctx.relevance.reason] += 1
-        if self.topic is not None:
-            near = ctx.document.meta.topic_similarity or 0.0
-            self.stats.on_topic += near >= self.config.topic_threshold
+        if self.policy.on_topic(ctx.document):
+            self.stats.on_topic += 1
         chosen = await choose(ctx.routes, built.directives, obey_meta_robots=self.config.obey_meta_robots,
                               allowed=self._robots_ok if self.config.obey_robots else None)
         if chosen.nofollow:
@@ -385,29 +360,8 @@ class Crawler:
             self.documents.upsert(outcome.document)
             self.stats.stored += 1
         self.frontier.ack_done(lease)
-        if self.structure is not None and time.monotonic() - self._policy_saved > _SAVE_POLICY_EVERY:
-            self._save_policy()
+        self.policy.save(self.frontier, every=SAVE_EVERY)
         return outcome.document
-
-    def _save_policy(self) -> None:
-        """Keep what a structure crawl has learned of the site in the frontier, for a resumed
-        crawl: every _SAVE_POLICY_EVERY seconds and at the end (a crash loses only the
-        learning since; what routes carry, Route.hint, is never lost)."""
-        if self.structure is not None:
-            self.frontier.put_state("structure", self.structure.state())
-            self._policy_saved = time.monotonic()
-
-    def _learn_paths(self, store: Path, topic: Topic) -> PathProcessor:
-        from deepbot.policy.hmm import PathProcessor, describe, train, training_pages  # numpy: only here
-
-        if store.resolve() == self.config.store.resolve():
-            raise ConfigError(f"learn_from {store}: learn from an earlier crawl's store, not this one")
-        try:
-            model = train(training_pages(store), topic, self.config.topic_threshold)
-        except (FileNotFoundError, ValueError) as exc:
-            raise ConfigError(f"learn_from {store}: {exc}") from None
-        log.info("learned the paths to the topic from %s: %s", store, describe(model))
-        return PathProcessor(model)
 
     def _raise_links(self, urls: list[str], priority: float) -> None:
         self.frontier.raise_priority((route_key(Via.LINK, url) for url in urls), priority)
