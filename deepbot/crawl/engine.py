@@ -149,8 +149,8 @@ class Crawler:
         self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),
                                        self.links, self.forms, *self._processors])
         # Resumed: the sample was read by an earlier run, and what it learned saved.
-        seed = doc_id(route_key(Via.SEED, self.config.seeds[0]))
-        if self.policy.resume(self.frontier, lambda: self.documents.get(seed)):
+        sample = doc_id(route_key(Via.SEED, self.config.seeds[0]))
+        if self.policy.resume(self.frontier, lambda: self.documents.get(sample)):
             # Saved at the end, before the stores close (callbacks run last first); only once
             # restored, so a crawl that fails to open never writes an empty model over it.
             self._stack.callback(self.policy.save, self.frontier)
