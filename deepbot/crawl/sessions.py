@@ -101,19 +101,10 @@ def save_session(state: SessionState, path: str | Path) -> None:
         out.write(text)
 
 
-def _cookie_host(cookie: dict[str, Any]) -> str:
-    domain = cookie.get("domain") or urlsplit(str(cookie.get("url", ""))).hostname or ""
-    return str(domain).lstrip(".").lower()
-
-
 def _serves(domain: str, url: str) -> bool:
     """Whether a cookie or storage of ``domain`` is sent to, or read by, ``url``'s host."""
     host = (urlsplit(url).hostname or "").lower()
     return bool(domain) and (host == domain or host.endswith("." + domain))
-
-
-def _cookie_key(cookie: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(str(cookie.get(part)) for part in ("name", "domain", "url", "path"))
 
 
 def _stored_items(state: SessionState) -> set[tuple[str, str]]:
@@ -123,7 +114,7 @@ def _stored_items(state: SessionState) -> set[tuple[str, str]]:
 def logged_into(login: SessionState, url: str) -> bool:
     """Whether the login holds something for ``url``'s host: a cookie of its domain (or a
     parent domain), or its origin's localStorage."""
-    domains = {_cookie_host(c) for c in login.cookies}
+    domains = {c.host for c in login.cookies}
     domains |= {(urlsplit(o["origin"]).hostname or "").lower()
                 for o in login.origins if o.get("localStorage")}
     return any(_serves(d, url) for d in domains)
@@ -134,9 +125,9 @@ def dropped_login(login: SessionState, before: SessionState, after: SessionState
     cookie (by name, domain and path) or a localStorage item the session had before the
     page and has no more. Ending a session clears them: an expired cookie, an app's token
     dropped when its API said 401, and then the app draws its sign-in form in place."""
-    ours = {_cookie_key(c) for c in login.cookies if _serves(_cookie_host(c), url)}
-    had = ours & {_cookie_key(c) for c in before.cookies}
-    if had - {_cookie_key(c) for c in after.cookies}:
+    ours = {c.key for c in login.cookies if _serves(c.host, url)}
+    had = ours & {c.key for c in before.cookies}
+    if had - {c.key for c in after.cookies}:
         return True
     items = {(origin, name) for origin, name in _stored_items(login)
              if _serves((urlsplit(origin).hostname or "").lower(), url)}
@@ -151,8 +142,8 @@ def relogged(session: SessionState, login: SessionState) -> SessionState:
     def items(origin: dict[str, Any]) -> dict[str, str]:
         return {item["name"]: item["value"] for item in origin.get("localStorage", ())}
 
-    fresh = {_cookie_key(c) for c in login.cookies}
-    cookies = (*(c for c in session.cookies if _cookie_key(c) not in fresh), *login.cookies)
+    fresh = {c.key for c in login.cookies}
+    cookies = (*(c for c in session.cookies if c.key not in fresh), *login.cookies)
     origins = {o["origin"]: items(o) for o in session.origins}
     for origin in login.origins:
         origins.setdefault(origin["origin"], {}).update(items(origin))

@@ -16,7 +16,14 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import Field, field_validator, model_serializer, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 import nseql
 from deepbot.models import Frozen as _Frozen
@@ -32,18 +39,62 @@ class Via(StrEnum):
     NEXT = "next"  # pagination inside results
 
 
+class Cookie(_Frozen):
+    """One cookie, in Playwright's shape (what ``context.cookies()`` gives and
+    ``add_cookies`` takes). Only the fields it was given are kept and written back, the
+    values as they were (``expires`` an int stays one), so a session's digest is the one it
+    always had; fields Playwright adds later are kept as they come. Readable as that
+    mapping too (``cookie["name"]``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    value: str
+    domain: str | None = None
+    path: str | None = None
+    url: str | None = None
+    expires: int | float | None = None
+    httpOnly: bool | None = None
+    secure: bool | None = None
+    sameSite: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        given = self.model_fields_set | set(self.model_extra or ())
+        return {key: value for key, value in handler(self).items() if key in given}
+
+    def playwright(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    @property
+    def host(self) -> str:
+        """The host the cookie is for: its domain (no leading dot) or its URL's, lower case."""
+        return (self.domain or urlsplit(self.url or "").hostname or "").lstrip(".").lower()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What names one cookie in a jar: a newer one of the same key replaces it."""
+        return self.name, str(self.domain), str(self.url), str(self.path)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.playwright()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.playwright().get(key, default)
+
+
 class SessionState(_Frozen):
     """Cookies and localStorage, in Playwright's ``storage_state`` shape."""
 
-    cookies: tuple[dict[str, Any], ...] = ()
+    cookies: tuple[Cookie, ...] = ()
     origins: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_playwright(cls, state: dict[str, Any]) -> SessionState:
-        return cls(cookies=tuple(state.get("cookies", ())), origins=tuple(state.get("origins", ())))
+        return cls.model_validate({"cookies": state.get("cookies", ()), "origins": state.get("origins", ())})
 
     def to_playwright(self) -> dict[str, Any]:
-        return {"cookies": list(self.cookies), "origins": list(self.origins)}
+        return {"cookies": [cookie.playwright() for cookie in self.cookies], "origins": list(self.origins)}
 
     @property
     def empty(self) -> bool:
