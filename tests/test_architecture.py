@@ -74,7 +74,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
-def test_no_module_imports_another_that_imports_it_back() -> None:
+def _graph() -> dict[str, set[str]]:
+    """Module → the modules it imports when it runs."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -84,7 +85,35 @@ def test_no_module_imports_another_that_imports_it_back() -> None:
             if package in modules and not any(t.startswith(package + ".") for t in direct):
                 direct.add(package)  # `from pkg import name` of a name that is no submodule
         graph[name] = direct - {name}
-    assert _cycles(graph) == []
+    return graph
+
+
+def test_no_module_imports_another_that_imports_it_back() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_no_two_parts_of_deepbot_import_each_other() -> None:
+    """deepbot's subpackages (crawl, content, policy, forms…) form layers: when one imports
+    another, nothing of the other imports anything of it, even by another module."""
+
+    packages = {name for name, path in _modules().items()
+                if name.count(".") == 1 and name.startswith("deepbot.") and path.name == "__init__.py"}
+
+    def part(module: str) -> str | None:
+        """The subpackage a module is in, or is (None: deepbot itself, or a top-level module)."""
+        parts = module.split(".")
+        inside = parts[0] == "deepbot" and (len(parts) > 2 or module in packages)
+        return parts[1] if inside else None
+
+    edges: dict[str, set[str]] = {}
+    for name, targets in _graph().items():
+        for target in targets:
+            source, imported = part(name), part(target)
+            if source is not None and imported is not None and source != imported:
+                edges.setdefault(source, set()).add(imported)
+    both_ways = sorted(f"{a} <-> {b}" for a, targets in edges.items() for b in targets
+                       if a < b and a in edges.get(b, set()))
+    assert both_ways == []
 
 
 @pytest.mark.slow

@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -75,7 +75,8 @@ class BrowserSettings:
         return self.renderer_processes or max(2, os.cpu_count() or 2)
 
 
-def _jar_key(cookie: dict[str, Any]) -> tuple[str, str, str]:
+def _jar_key(cookie: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A cookie's name, domain and path, as the jar knows it (Playwright's shape)."""
     domain = cookie.get("domain") or urlsplit(str(cookie.get("url", ""))).hostname or ""
     return str(cookie.get("name")), str(domain), str(cookie.get("path") or "/")
 
@@ -95,17 +96,17 @@ class SharedContext:
         """Add the route's cookies the jar lacks (by name, domain and path). The jar's own
         stay: they are newer than a route's copy, as in a person's browser with many
         tabs. (A route's localStorage is not brought: that needs a page at its origin.)"""
-        wanted = {_jar_key(cookie): cookie for cookie in session.cookies}
+        wanted = {_jar_key(cookie): cookie for cookie in session.to_playwright()["cookies"]}
         if wanted.keys() <= self.jar:
             return  # every page's capture reads the jar: a call only for cookies new to it
-        held = {_jar_key(cookie) for cookie in await self.context.cookies()}  # type: ignore[arg-type]
+        held = {_jar_key(cookie) for cookie in await self.context.cookies()}
         missing = [cookie for key, cookie in wanted.items() if key not in held]
         if missing:
-            await self.context.add_cookies(missing)  # type: ignore[arg-type]
+            await self.context.add_cookies(missing)
         self.jar = frozenset(held | wanted.keys())
 
     def read(self, session: SessionState) -> None:
-        self.jar = frozenset(_jar_key(cookie) for cookie in session.cookies)
+        self.jar = frozenset(_jar_key(cookie.playwright()) for cookie in session.cookies)
 
 
 @dataclass

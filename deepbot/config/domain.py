@@ -22,18 +22,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from deepbot.config.yamlfile import load_mapping, read_text, validate
 from deepbot.errors import DomainError
+from deepbot.models import Frozen
 
 __all__ = ["Attribute", "Domain", "load_domain"]
 
 
-class _Frozen(BaseModel):
+class _Frozen(Frozen):
     # Numbers in YAML queries (an ISBN, a year) are values too: accept them as text.
-    model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
+    model_config = ConfigDict(coerce_numbers_to_str=True)
 
 
 class Attribute(_Frozen):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepbot.content.handlers import Content, Fetched
-from deepbot.routes import Document, Route
+from deepbot.routes import Document, DocumentMeta, Route
 
 
 def build_document(route: Route, fetched: Fetched, content: Content) -> Document:
@@ -24,5 +24,5 @@ def build_document(route: Route, fetched: Fetched, content: Content) -> Document
         query=route.query,
         form_url=route.form_url,
         size=content.size,
-        meta={"handler": content.handler, **content.meta},
+        meta=DocumentMeta(handler=content.handler, notes=content.meta),
     )

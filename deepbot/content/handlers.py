@@ -15,15 +15,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from deepbot.content.extract import html_title, page_text
+from deepbot.models import Frozen as _Frozen
 
 MiB = 1024 * 1024
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Fetched(_Frozen):

@@ -15,7 +15,6 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.traps import RESULTS, Chain, chain_step
-from deepbot.policy.topic import Topic
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.routes.sequences import append_steps, click_step, navigate_step, select_step
 
@@ -226,7 +225,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     key is ``known`` (already in the frontier, which would ignore them) are not built at
     all: on most sites nearly every link of a page is one the crawl already has.
     ``priority`` rates a link or script element by its URL and text (a focused crawl's,
-    content.topic; a structure-driven one's, content.structure); a results pager keeps
+    policy.topic; a structure-driven one's, policy.structure); a results pager keeps
     its parent's priority. ``hint``: what that policy has each route carry (Route.hint), by
     URL; a results pager carries its parent's. A results pager is not followed from the
     ``max_result_pages``-th page of the results on (Route.page; None: no bound). A link
@@ -347,12 +346,11 @@ class ObtainLinks:
 
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
-                 topic: Topic | None = None, max_result_pages: int | None = None,
+                 max_result_pages: int | None = None,
                  max_calendar_steps: int | None = None):
         self.scope = scope
         self.max_result_pages = max_result_pages
         self.max_calendar_steps = max_calendar_steps
-        self.topic = topic  # a focused crawl's: links are rated by it (best-first)
         self.known = known  # route keys already in the frontier
         self.max_depth = max_depth
         self.follow_nofollow = follow_nofollow
@@ -367,15 +365,10 @@ class ObtainLinks:
             self.skipped["rel=nofollow"] = self.skipped.get("rel=nofollow", 0) + len(snap.links) - len(links)
         # The page's identity (a hash of all its text) names click routes only.
         page = page_identity(snap.url, snap.text) if snap.scripts else ""
-        priority = ctx.link_priority
-        if self.topic is not None:
-            topic, near = self.topic, self.topic.similarity(ctx.document.text)
-            ctx.document = ctx.document.model_copy(
-                update={"meta": {**ctx.document.meta, "topic_similarity": f"{near:.4f}"}})
-            if priority is None:  # best-first, unless a learned policy rated the links already
-                priority = lambda _url, text: topic.link_priority(near, text)  # noqa: E731 - one line, one use
+        # The link policy's rating (policy/): processors before this one set it.
         obtained = obtain_links(ctx.route, snap.url, links, snap.scripts, ctx.session, self.scope,
-                                max_depth=self.max_depth, page=page, known=self.known, priority=priority,
+                                max_depth=self.max_depth, page=page, known=self.known,
+                                priority=ctx.link_priority,
                                 hint=ctx.link_hint, max_result_pages=self.max_result_pages,
                                 max_calendar_steps=self.max_calendar_steps)
         for reason, count in obtained.skipped.items():

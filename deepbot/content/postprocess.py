@@ -1,7 +1,8 @@
 """The post-processing chain: ordered processors run on every visited page.
 
-A processor reads and widens a :class:`ProcessContext`: it may replace
-``ctx.document`` (``model_copy(update=...)``) or buffer new routes in ``ctx.routes``.
+A processor reads a frozen :class:`ProcessContext` and hands on a widened copy
+(``ctx.widened(document=...)``), or None when it changes nothing; new routes and the
+forms it analysed go in the context's two buffers, ``ctx.routes`` and ``ctx.forms``.
 The worker commits what the chain buffered (stores the document if
 ``ctx.relevance.keep``, pushes ``ctx.routes``) only after the whole visit succeeded,
 so a retried route never duplicates output. Main text + summary lives here; Obtain
@@ -12,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from deepbot.content.extract import main_text, summarize
 from deepbot.content.filters import Decision
@@ -24,9 +25,9 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ProcessContext:
-    """One visit, as the processors see it."""
+    """One visit, as the processors see it: each hands the next a widened copy."""
 
     route: Route
     fetched: Fetched
@@ -36,7 +37,9 @@ class ProcessContext:
     page: Page | None = None  # the live page, for processors that need the browser
     snapshot: PageSnapshot | None = None  # links and script elements the browser saw
     session: str | None = None  # digest of the session captured after the page (None: empty)
-    routes: list[Route] = field(default_factory=list)  # new routes, pushed after success
+    # The buffers every processor adds to (the widened copies share them): new routes,
+    # pushed after success.
+    routes: list[Route] = field(default_factory=list)
     # Identities of the forms this page's analysis read (forms.identity): recorded as
     # known after success, so no page that shows them again has them analysed again.
     forms: list[str] = field(default_factory=list)
@@ -46,12 +49,18 @@ class ProcessContext:
     # And what the policy would have each link's route carry (Route.hint), by URL.
     link_hint: Callable[[str], str | None] | None = None
 
+    def widened(self, **changes: Any) -> ProcessContext:
+        """A copy with these fields replaced (the buffers stay the same lists)."""
+        return replace(self, **changes)
+
 
 class Processor(Protocol):
     @property
     def name(self) -> str: ...
 
-    async def process(self, ctx: ProcessContext) -> None: ...
+    async def process(self, ctx: ProcessContext) -> ProcessContext | None:
+        """The context widened by what the processor found, or None if it found nothing to add."""
+        ...
 
 
 class PostProcessChain:
@@ -66,7 +75,9 @@ class PostProcessChain:
 
     async def run(self, ctx: ProcessContext) -> ProcessContext:
         for processor in self.processors:
-            await processor.process(ctx)
+            widened = await processor.process(ctx)
+            if widened is not None:
+                ctx = widened
         return ctx
 
 
@@ -78,7 +89,7 @@ class MainTextProcessor:
     def __init__(self, summary_chars: int = 300) -> None:
         self.summary_chars = summary_chars
 
-    async def process(self, ctx: ProcessContext) -> None:
+    async def process(self, ctx: ProcessContext) -> ProcessContext:
         doc = ctx.document
         text = doc.text
         if doc.html:
@@ -86,4 +97,4 @@ class MainTextProcessor:
             # An empty main text means extraction found nothing: keep the full text.
             text = await asyncio.to_thread(main_text, doc.html) or doc.text
         summary = summarize(text, self.summary_chars, title=doc.title)
-        ctx.document = doc.model_copy(update={"text": text, "summary": summary})
+        return ctx.widened(document=doc.model_copy(update={"text": text, "summary": summary}))

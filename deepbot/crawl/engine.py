@@ -12,58 +12,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
 from deepbot.config.domain import load_domain
 from deepbot.content import (
-    Fetched,
     MainTextProcessor,
     PostProcessChain,
     ProcessContext,
     Processor,
-    build_document,
     default_registry,
     relevance_chain,
 )
-from deepbot.content.filters import NOINDEX, Decision
 from deepbot.content.links import ObtainLinks, Scope
-from deepbot.crawl.directives import page_directives
-from deepbot.crawl.politeness import BACKOFF_STATUSES, HostSlot, Politeness, host_key
+from deepbot.crawl.politeness import HostSlot, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache
-from deepbot.crawl.sessions import dropped_login, load_session, logged_into, relogged
+from deepbot.crawl.sessions import CrawlSession, load_session
+from deepbot.crawl.stages import Reading, Verdict, Visited, build, choose, classify
 from deepbot.crawl.stats import CrawlStats, Progress, Stop
 from deepbot.crawl.visit import VisitOptions, visit
-from deepbot.errors import CaptchaShown, ConfigError, DeepBotError, ElementUnusable, LoggedOut, Refused
-from deepbot.forms.queries import FormQueries, looks_like_no_results
-from deepbot.frontier import Lease, RouteState, SqliteRouteStore
-from deepbot.policy.structure import STOP_BELOW, StructureModel, StructureProcessor
-from deepbot.policy.topic import Topic
-from deepbot.routes import (
-    EMPTY_SESSION,
-    Document,
-    PageSnapshot,
-    Route,
-    SessionState,
-    Via,
-    canonical_url,
-    doc_id,
-    page_identity,
-    results_identity,
-    route_key,
-)
-from deepbot.routes.sequences import append_steps, navigate_step
-from deepbot.store import SqliteDocumentStore
-
-if TYPE_CHECKING:
-    from deepbot.policy.hmm import PathProcessor
+from deepbot.errors import CaptchaShown, DeepBotError, ElementUnusable, LoggedOut, Refused
+from deepbot.forms.queries import FormQueries
+from deepbot.frontier import Lease, RouteState, RouteStore, SqliteRouteStore
+from deepbot.policy.links import SAVE_EVERY, LinkPolicy
+from deepbot.routes import Document, Route, Via, doc_id, route_key
+from deepbot.routes.sequences import navigate_step
+from deepbot.store import DocumentStore, SqliteDocumentStore
 
 log = logging.getLogger("deepbot.crawl")
 
@@ -71,15 +49,16 @@ log = logging.getLogger("deepbot.crawl")
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
               "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
-_SAVE_POLICY_EVERY = 10.0  # seconds between two saves of a structure crawl's site model
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Outcome:
+    """What a route's visit leaves to commit."""
+
     document: Document | None = None
-    children: list[Route] = field(default_factory=list)
-    forms: list[str] = field(default_factory=list)  # identities of the forms the page's analysis read
+    children: tuple[Route, ...] = ()
+    forms: tuple[str, ...] = ()  # identities of the forms the page's analysis read
 
 
 class Crawler:
@@ -90,7 +69,10 @@ class Crawler:
     """
 
     def __init__(self, config: CrawlConfig, *, processors: Sequence[Processor] = (),
-                 progress: bool = False):
+                 progress: bool = False, frontier: RouteStore | None = None,
+                 documents: DocumentStore | None = None):
+        """``frontier``, ``documents``: the stores to crawl into (their owner closes them);
+        by default the SQLite ones at ``config.store``, which the crawler opens and closes."""
         self.config = config
         self.stats = CrawlStats()
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -100,17 +82,12 @@ class Crawler:
         self._stop = False
         self._supervisor: asyncio.Task[None] | None = None  # the workers of a run() in progress
         self.scope = Scope.build(config.seeds, config.include, config.exclude, config.same_site)
-        self.registry = default_registry()
-        self.relevance = relevance_chain(query=config.keywords, content_types=config.content_types)
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
-        self.topic = Topic(config.topic) if config.topic else None
-        self.structure = StructureModel(config.like) if config.like else None
-        self.paths: PathProcessor | None = None  # an HMM crawl's, trained when the crawl opens
-        self._policy_saved = time.monotonic()
+        self.policy = LinkPolicy(topic=config.topic, threshold=config.topic_threshold, like=config.like)
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
-                                 follow_nofollow=not config.obey_meta_robots, topic=self.topic,
+                                 follow_nofollow=not config.obey_meta_robots,
                                  max_result_pages=config.max_result_pages,
                                  max_calendar_steps=config.max_calendar_steps)
         self.forms = FormQueries([load_domain(path) for path in config.domains])
@@ -119,19 +96,26 @@ class Crawler:
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a
         # later run; the crawl ends when nothing else is left.
         self._parked: set[str] = set()
-        self._start_session: str | None = None  # digest of config.session, once opened
-        self._login: SessionState | None = None  # and the session itself
-        # A fresh login given to a crawl that began with another (or none): put over the
-        # sessions of routes queued before this run (not those this run made: _fresh).
-        self._relogin: SessionState | None = None
-        self._fresh: set[str] = set()
-        self._logged_out: set[str] = set()  # hosts whose pages showed the login form again
         # Forms whose submission showed a CAPTCHA's test (_form_of): what it was.
         self._guarded: dict[tuple[str | None, str], str] = {}
-        self.frontier: SqliteRouteStore
-        self.documents: SqliteDocumentStore
+        self._given = (frontier, documents)
+        self.frontier: RouteStore
+        self.documents: DocumentStore
+        self.session: CrawlSession  # the crawl's login, made when the crawl opens
         self.pool: BrowserPool
         self.robots = RobotsCache(user_agent=config.user_agent)
+        self._options = VisitOptions(
+            step_timeout_ms=int(config.step_timeout * 1000),
+            settle_timeout_ms=int(config.settle_timeout * 1000),
+            fetch_wait_ms=int(config.fetch_wait * 1000),
+            reveal_menus=config.reveal_menus, max_scripts=config.max_script_clicks,
+            max_scrolls=config.max_scrolls, scroll_time_ms=int(config.scroll_time * 1000),
+            route_timeout_ms=int(config.route_timeout * 1000),
+            dismiss_overlays=config.dismiss_overlays,
+        )
+        self._reading = Reading(default_registry(), relevance_chain(query=config.keywords,
+                                                                    content_types=config.content_types),
+                                self.robots.token, obey_meta_robots=config.obey_meta_robots)
         self.politeness = Politeness(per_host=config.per_host_concurrency, min_delay=config.min_delay,
                                      give_up_after=config.give_up_after,
                                      crawl_delay=self.robots.crawl_delay if config.obey_robots else None)
@@ -144,41 +128,38 @@ class Crawler:
             raise
 
     async def _open(self) -> Crawler:
-        self.config.store.parent.mkdir(parents=True, exist_ok=True)
-        self.frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
-        self._stack.callback(self.frontier.close)
-        self.documents = SqliteDocumentStore(self.config.store)
-        self._stack.callback(self.documents.close)
+        frontier, documents = self._given
+        if frontier is None or documents is None:
+            self.config.store.parent.mkdir(parents=True, exist_ok=True)
+        if frontier is None:
+            frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
+            self._stack.callback(frontier.close)
+        self.frontier = frontier
+        if documents is None:
+            documents = SqliteDocumentStore(self.config.store)
+            self._stack.callback(documents.close)
+        self.documents = documents
+        self.session = CrawlSession(self.frontier)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
         self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
-        policy: list[Processor] = []
-        if self.structure is not None:
-            policy.append(StructureProcessor(self.structure, self._raise_links))
-        if self.config.learn_from is not None and self.topic is not None:
-            self.paths = self._learn_paths(self.config.learn_from, self.topic)
-            policy.append(self.paths)
-        # Main text first (documents are stored with it), then a priority policy, then
-        # what feeds the frontier.
-        self.chain = PostProcessChain([MainTextProcessor(), *policy, self.links, self.forms,
-                                       *self._processors])
-        if self.structure is not None:  # resumed: the sample was read by an earlier run
-            sample = self.documents.get(doc_id(route_key(Via.SEED, self.config.seeds[0])))
-            if sample is not None and sample.html:
-                self.structure.learn_sample(sample.html)
-            learned = self.frontier.get_state("structure")
-            if learned is not None and self.structure.restore(learned):
-                log.info("a structure crawl resumed with what it had learned of the site")
+        if self.config.learn_from is not None:
+            self.policy.learn_paths(self.config.learn_from, self.config.store)
+        # Main text first (documents are stored with it), then the link policy's ratings,
+        # then what feeds the frontier.
+        self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),
+                                       self.links, self.forms, *self._processors])
+        # Resumed: the sample was read by an earlier run, and what it learned saved.
+        sample = doc_id(route_key(Via.SEED, self.config.seeds[0]))
+        if self.policy.resume(self.frontier, lambda: self.documents.get(sample)):
             # Saved at the end, before the stores close (callbacks run last first); only once
             # restored, so a crawl that fails to open never writes an empty model over it.
-            self._stack.callback(self._save_policy)
+            self._stack.callback(self.policy.save, self.frontier)
         if self.config.session is not None:  # a bad file fails here, before a browser starts
-            self._login = login = load_session(self.config.session)
-            self._start_session = self.forms.start_session = self.frontier.put_session(login)
-            earlier = {record.route.session for seed in self.seed_routes()
-                       if (record := self.frontier.get(seed.key)) is not None}
-            if earlier - {self._start_session}:
-                self._relogin = login
-                log.info("a new session for a crawl that began with another: queued routes get its login")
+            start = self.session.log_in(load_session(self.config.session))
+            self.forms.start_session = start
+            self._reading = replace(self._reading, start_session=start)
+            self.session.resume(record.route.session for seed in self.seed_routes()
+                                if (record := self.frontier.get(seed.key)) is not None)
         settings = BrowserSettings(
             headless=self.config.headless, block_images=self.config.block_images,
             block_media=self.config.block_media, user_agent=self.config.user_agent,
@@ -187,7 +168,7 @@ class Crawler:
             shared_session=self.config.shared_session, renderer_processes=self.config.renderer_processes,
         )
         # A shared session starts logged in, localStorage too: a route brings only its cookies.
-        pool = BrowserPool(self.config.workers, settings, session=self._login)
+        pool = BrowserPool(self.config.workers, settings, session=self.session.login)
         self.pool = await self._stack.enter_async_context(pool)
         return self
 
@@ -210,7 +191,7 @@ class Crawler:
         for seed in self.config.seeds:
             steps = navigate_step(seed)
             routes.append(Route(key=route_key(Via.SEED, seed), url=seed, via=Via.SEED, depth=0,
-                                seed=seed, steps=steps, program=steps, session=self._start_session))
+                                seed=seed, steps=steps, program=steps, session=self.session.start))
         return routes
 
     async def run(self) -> AsyncGenerator[Document, None]:
@@ -251,7 +232,7 @@ class Crawler:
         worker = f"{self.run_id}/{n}"
         while not self._stop and self._budget_left():
             leases = self.frontier.lease(1, worker, self.config.lease_ttl)
-            if leases and self._unpromising(leases[0]):
+            if leases and self.policy.unpromising(leases[0].route):
                 self.frontier.release(leases[0])  # nor anything after it: the best is leased first
                 leases = []
                 if self.stats.in_flight == 0:  # and nothing running may still find better
@@ -275,11 +256,6 @@ class Crawler:
             if document is not None:
                 await out.put(document)
 
-    def _unpromising(self, lease: Lease) -> bool:
-        """Whether a structure crawl has nothing worth fetching left (content.structure)."""
-        route = lease.route
-        return self.structure is not None and route.via is not Via.SEED and route.priority < STOP_BELOW
-
     async def _process(self, lease: Lease) -> Document | None:
         route = lease.route
         if self.config.obey_robots and route.via in (Via.SEED, Via.LINK):
@@ -289,7 +265,7 @@ class Crawler:
                 self.stats.failed += 1  # the route failed for good: the summary counts it
                 self.stats.failures["robots"] += 1
                 return None
-        if self.politeness.refusing(route.url) or host_key(route.url) in self._logged_out:
+        if self.politeness.refusing(route.url) or self.session.ended(route.url):
             self._park(lease)
             return None
         guarded = self._guarded.get(_form_of(route)) if route.via is Via.FORM else None
@@ -317,24 +293,16 @@ class Crawler:
         return self._commit(lease, outcome)
 
     async def _visit(self, route: Route, host: HostSlot, *, retry: bool = False) -> _Outcome:
-        session = self.frontier.get_session(route.session) if route.session else EMPTY_SESSION
-        if self._relogin is not None and route.session not in self._fresh:
-            session = relogged(session, self._relogin)
-        options = VisitOptions(
-            step_timeout_ms=int(self.config.step_timeout * 1000),
-            settle_timeout_ms=int(self.config.settle_timeout * 1000),
-            fetch_wait_ms=int(self.config.fetch_wait * 1000),
-            reveal_menus=self.config.reveal_menus, max_scripts=self.config.max_script_clicks,
-            max_scrolls=self.config.max_scrolls, scroll_time_ms=int(self.config.scroll_time * 1000),
-            route_timeout_ms=int(self.config.route_timeout * 1000),
-            dismiss_overlays=self.config.dismiss_overlays,
-        )
+        """The route's stages (crawl.stages), in a pool slot: visit, classify, build the
+        document, run the processors, choose the children."""
+        session = self.session.restore(route)
         # A query's results and what they lead to: in a context of their own even when the
         # workers share one session (a server may keep the last search in its session).
         # So is a retry: the route may have failed for a page whose script never ends, which
         # in a shared renderer holds up every page there (pool.py).
         async with self.pool.slot(private=route.domain is not None or retry) as slot:
-            snapshot = await visit(route, session, slot, options)
+            visited = Visited(route, session, await visit(route, session, slot, self._options))
+            snapshot = visited.snapshot
             # A bot check in front of the site is a refusal, like a 429: the host is paused,
             # the route retried later, and the check never stored as the page.
             host.record(snapshot.status, snapshot.headers.get("retry-after"),
@@ -342,93 +310,43 @@ class Crawler:
             self.stats.note_page(dismissed=snapshot.dismissed is not None, revealed=snapshot.revealed,
                                  scrolled=snapshot.scrolled, more=snapshot.more,
                                  scroll_stop=snapshot.scroll_stop, more_stop=snapshot.more_stop)
-            if snapshot.challenge is not None:
+            classified = classify(visited, logged_out=self.session.logged_out, claim=self.frontier.claim_page)
+            verdict, route = classified.verdict, classified.route
+            if verdict is Verdict.BOT_CHECK:
                 self.stats.page_work["bot checks met"] += 1
                 log.info("a bot check answered %s (%s): the host pauses", snapshot.url, snapshot.challenge)
-                raise Refused(f"bot check: {snapshot.challenge}", host.backoff_seconds())
-            if snapshot.status in BACKOFF_STATUSES:
-                raise Refused(f"http {snapshot.status}", host.backoff_seconds())
-            if (self._login is not None and snapshot.login_form and logged_into(self._login, snapshot.url)
-                    and (not _asked_for(route, snapshot)
-                         or dropped_login(self._login, session, snapshot.session, snapshot.url))):
-                # Sent to the login form, or shown one in place by a page that dropped the
-                # login's cookie or token: the site has ended the session.
-                raise LoggedOut(f"logged out: {snapshot.url} shows the login form")
-            for done in (snapshot.submitted, snapshot.dismissed):
-                if done is not None:
-                    # The document replays the submission that worked and the overlay it
-                    # clicked away, and so do its children.
-                    route = route.model_copy(update={
-                        "steps": append_steps(route.steps, done),
-                        "program": append_steps(route.program, done), "submit": ()})
-            if route.acts_on is not None:
-                identity = page_identity(snapshot.url, snapshot.text)
-                # The click changed nothing, or led to a page another route reached first
-                # (in this run or before a resume: the claim is kept in the frontier).
-                unchanged = identity == route.acts_on
-                if unchanged or not self.frontier.claim_page(identity, route.key):
-                    self.stats.fetched += 1
-                    self.stats.outcomes["unchanged" if unchanged else "duplicate"] += 1
-                    return _Outcome()
-            # Pagination costs no depth, so a pager that never ends (a server that answers
-            # page=N+1 with its last page again, "Next" and all) would lead on for ever: a
-            # later page that shows what another later page of the same query showed is not
-            # stored, and its pager not followed. (The first page, the form's, claims nothing
-            # here: a "1" link back to it is stored as before.)
-            if (route.via is Via.NEXT and route.domain is not None
-                    and not self.frontier.claim_page(results_identity(route, snapshot.text), route.key)):
+                raise Refused(classified.reason, host.backoff_seconds())
+            if verdict is Verdict.REFUSED:
+                raise Refused(classified.reason, host.backoff_seconds())
+            if verdict is Verdict.LOGGED_OUT:
+                raise LoggedOut(classified.reason)
+            if verdict is not Verdict.PAGE:
                 self.stats.fetched += 1
-                self.stats.outcomes["repeated results"] += 1
+                self.stats.outcomes[verdict.value] += 1
                 return _Outcome()
-            digest = None if snapshot.session.empty else self.frontier.put_session(snapshot.session)
-            if self._relogin is not None and digest is not None:
-                self._fresh.add(digest)
-            fetched = _fetched(route, snapshot)
-            content = self.registry.handle(fetched)
-            document = build_document(route, fetched, content)
-            meta: dict[str, str] = {}
-            if route.via in (Via.FORM, Via.NEXT) and looks_like_no_results(document.text):
-                meta["no_results"] = "true"
+            digest = self.session.keep(snapshot.session)
+            built = build(route, snapshot, self._reading)
+            if built.no_results:
                 self.stats.outcomes["no results"] += 1
-            directives = page_directives(snapshot.robots, snapshot.headers.get("x-robots-tag"),
-                                         self.robots.token)
-            if directives.said:
-                meta["robots"] = directives.said
-            if self._start_session is not None:  # its program runs from there: replay needs it
-                meta["start_session"] = self._start_session
-            if meta:
-                document = document.model_copy(update={"meta": {**document.meta, **meta}})
-            relevance = self.relevance.decide(document)
-            if self.config.obey_meta_robots and directives.noindex and relevance.keep:
-                relevance = Decision(False, NOINDEX, directives.said)
-            ctx = ProcessContext(route, fetched, content, document, relevance,
+            ctx = ProcessContext(route, built.fetched, built.content, built.document, built.relevance,
                                  page=slot.page, snapshot=snapshot, session=digest)
             # Processors that need the live page (forms) run while the slot is held.
-            await self.chain.run(ctx)
+            ctx = await self.chain.run(ctx)
         self.stats.fetched += 1
         self.stats.outcomes[ctx.relevance.reason] += 1
-        children = ctx.routes
-        if self.topic is not None:
-            near = float(ctx.document.meta.get("topic_similarity", 0))
-            self.stats.on_topic += near >= self.config.topic_threshold
-        if self.config.obey_meta_robots and directives.nofollow:
-            # Its links, script links and pagers are not followed; the domain's queries
-            # on its forms are the crawl's own task, not links.
-            children = [c for c in children if c.via is Via.FORM]
-            if len(children) < len(ctx.routes):
-                self.stats.skipped["nofollow page"] += len(ctx.routes) - len(children)
-        if self.config.obey_robots:
-            children = [c for c in children if await self._robots_ok(c)]
-        return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=children,
-                        forms=ctx.forms)
+        if self.policy.on_topic(ctx.document):
+            self.stats.on_topic += 1
+        chosen = await choose(ctx.routes, built.directives, obey_meta_robots=self.config.obey_meta_robots,
+                              allowed=self._robots_ok if self.config.obey_robots else None)
+        if chosen.nofollow:
+            self.stats.skipped["nofollow page"] += chosen.nofollow
+        if chosen.disallowed:
+            self.stats.skipped["robots"] += chosen.disallowed
+        return _Outcome(document=ctx.document if ctx.relevance.keep else None, children=chosen.children,
+                        forms=tuple(ctx.forms))
 
     async def _robots_ok(self, route: Route) -> bool:
-        if route.via not in (Via.LINK, Via.SEED):
-            return True
-        decision = await self.robots.allowed(route.url)
-        if not decision.allowed:
-            self.stats.skipped["robots"] += 1
-        return bool(decision.allowed)
+        return bool((await self.robots.allowed(route.url)).allowed)
 
     def _commit(self, lease: Lease, outcome: _Outcome) -> Document | None:
         if outcome.children:
@@ -446,29 +364,8 @@ class Crawler:
             self.documents.upsert(outcome.document)
             self.stats.stored += 1
         self.frontier.ack_done(lease)
-        if self.structure is not None and time.monotonic() - self._policy_saved > _SAVE_POLICY_EVERY:
-            self._save_policy()
+        self.policy.save(self.frontier, every=SAVE_EVERY)
         return outcome.document
-
-    def _save_policy(self) -> None:
-        """Keep what a structure crawl has learned of the site in the frontier, for a resumed
-        crawl: every _SAVE_POLICY_EVERY seconds and at the end (a crash loses only the
-        learning since; what routes carry, Route.hint, is never lost)."""
-        if self.structure is not None:
-            self.frontier.put_state("structure", self.structure.state())
-            self._policy_saved = time.monotonic()
-
-    def _learn_paths(self, store: Path, topic: Topic) -> PathProcessor:
-        from deepbot.policy.hmm import PathProcessor, describe, train, training_pages  # numpy: only here
-
-        if store.resolve() == self.config.store.resolve():
-            raise ConfigError(f"learn_from {store}: learn from an earlier crawl's store, not this one")
-        try:
-            model = train(training_pages(store), topic, self.config.topic_threshold)
-        except (FileNotFoundError, ValueError) as exc:
-            raise ConfigError(f"learn_from {store}: {exc}") from None
-        log.info("learned the paths to the topic from %s: %s", store, describe(model))
-        return PathProcessor(model)
 
     def _raise_links(self, urls: list[str], priority: float) -> None:
         self.frontier.raise_priority((route_key(Via.LINK, url) for url in urls), priority)
@@ -480,7 +377,7 @@ class Crawler:
         if lease.route.key not in self._parked:
             self._parked.add(lease.route.key)
             host = host_key(lease.route.url)
-            if host in self._logged_out:
+            if self.session.ended(lease.route.url):
                 self.stats.logged_out[host] += 1
                 if self.stats.logged_out[host] == 1:
                     log.warning("%s logged the crawl out (%s showed the login form): no more visits to it "
@@ -499,7 +396,7 @@ class Crawler:
             self._park(lease)  # the refusal that made the host give up is not the route's fault
             return None
         if isinstance(exc, LoggedOut):  # nor is the end of the session: it waits for a new one
-            self._logged_out.add(host_key(lease.route.url))
+            self.session.end(lease.route.url)
             self._park(lease)
             return None
         reason = _reason(exc)
@@ -523,21 +420,12 @@ class Crawler:
         return None
 
 
-def _fetched(route: Route, snap: PageSnapshot) -> Fetched:
-    return Fetched(url=route.url, final_url=snap.url, status=snap.status, content_type=snap.content_type,
-                   body=snap.body or b"", html=snap.html if snap.body is None else None,
-                   title=snap.title, visible_text=snap.text or None)
-
-
 def _form_of(route: Route) -> tuple[str | None, str]:
     """Which form a query route submits: its page, and the way of submitting tried last
     (a form's own ``submit``, the same for all its queries, where it has one)."""
     return route.acts_on, route.submit[-1] if route.submit else ""
 
 
-def _asked_for(route: Route, snap: PageSnapshot) -> bool:
-    """Whether the route went to the page it shows on purpose: a link to it, not redirected."""
-    return route.via in (Via.SEED, Via.LINK) and canonical_url(snap.url) == canonical_url(route.url)
 
 
 def _reason(exc: BaseException) -> str:

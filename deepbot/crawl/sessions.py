@@ -17,20 +17,32 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import nseql
 from deepbot.config.yamlfile import load_model
+from deepbot.crawl.politeness import host_key
 from deepbot.errors import ConfigError
-from deepbot.routes import SessionState
+from deepbot.routes import EMPTY_SESSION, PageSnapshot, Route, SessionState, Via, canonical_url
+
+log = logging.getLogger("deepbot.crawl")
+
+
+class SessionStore(Protocol):
+    """Where session snapshots are kept by digest: the frontier's part of RouteStore."""
+
+    def put_session(self, state: SessionState) -> str: ...
+
+    def get_session(self, digest: str) -> SessionState: ...
 
 
 class _Cookie(BaseModel):
@@ -101,19 +113,10 @@ def save_session(state: SessionState, path: str | Path) -> None:
         raise
 
 
-def _cookie_host(cookie: dict[str, Any]) -> str:
-    domain = cookie.get("domain") or urlsplit(str(cookie.get("url", ""))).hostname or ""
-    return str(domain).lstrip(".").lower()
-
-
 def _serves(domain: str, url: str) -> bool:
     """Whether a cookie or storage of ``domain`` is sent to, or read by, ``url``'s host."""
     host = (urlsplit(url).hostname or "").lower()
     return bool(domain) and (host == domain or host.endswith("." + domain))
-
-
-def _cookie_key(cookie: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(str(cookie.get(part)) for part in ("name", "domain", "url", "path"))
 
 
 def _stored_items(state: SessionState) -> set[tuple[str, str]]:
@@ -123,7 +126,7 @@ def _stored_items(state: SessionState) -> set[tuple[str, str]]:
 def logged_into(login: SessionState, url: str) -> bool:
     """Whether the login holds something for ``url``'s host: a cookie of its domain (or a
     parent domain), or its origin's localStorage."""
-    domains = {_cookie_host(c) for c in login.cookies}
+    domains = {c.host for c in login.cookies}
     domains |= {(urlsplit(o["origin"]).hostname or "").lower()
                 for o in login.origins if o.get("localStorage")}
     return any(_serves(d, url) for d in domains)
@@ -134,9 +137,9 @@ def dropped_login(login: SessionState, before: SessionState, after: SessionState
     cookie (by name, domain and path) or a localStorage item the session had before the
     page and has no more. Ending a session clears them: an expired cookie, an app's token
     dropped when its API said 401, and then the app draws its sign-in form in place."""
-    ours = {_cookie_key(c) for c in login.cookies if _serves(_cookie_host(c), url)}
-    had = ours & {_cookie_key(c) for c in before.cookies}
-    if had - {_cookie_key(c) for c in after.cookies}:
+    ours = {c.key for c in login.cookies if _serves(c.host, url)}
+    had = ours & {c.key for c in before.cookies}
+    if had - {c.key for c in after.cookies}:
         return True
     items = {(origin, name) for origin, name in _stored_items(login)
              if _serves((urlsplit(origin).hostname or "").lower(), url)}
@@ -151,8 +154,8 @@ def relogged(session: SessionState, login: SessionState) -> SessionState:
     def items(origin: dict[str, Any]) -> dict[str, str]:
         return {item["name"]: item["value"] for item in origin.get("localStorage", ())}
 
-    fresh = {_cookie_key(c) for c in login.cookies}
-    cookies = (*(c for c in session.cookies if _cookie_key(c) not in fresh), *login.cookies)
+    fresh = {c.key for c in login.cookies}
+    cookies = (*(c for c in session.cookies if c.key not in fresh), *login.cookies)
     origins = {o["origin"]: items(o) for o in session.origins}
     for origin in login.origins:
         origins.setdefault(origin["origin"], {}).update(items(origin))
@@ -183,6 +186,73 @@ def expand_variables(program: nseql.Program, source: str,
             changes[part.name] = _VARIABLE.sub(lambda m: values[m.group(1)], text)
         body.append(dataclasses.replace(statement, **changes) if changes else statement)
     return dataclasses.replace(program, body=tuple(body))
+
+
+class CrawlSession:
+    """The sessions of one crawl, in one place: the login it started with (``--session``),
+    a fresh login put over routes queued before it, and the hosts that logged it out.
+
+    Every route carries its session by digest (Route.session); the store holds the
+    snapshots. This object restores a route's before its visit, keeps the one a page
+    leaves for its children, and tells a page that shows the login form again from one
+    that only has a login form.
+    """
+
+    def __init__(self, store: SessionStore) -> None:
+        self._store = store
+        self.login: SessionState | None = None  # what the crawl logged in with
+        self.start: str | None = None  # its digest: where seeds and form queries start
+        # A fresh login given to a crawl that began with another (or none): put over the
+        # sessions of routes queued before this run (not those this run made: _fresh).
+        self._relogin: SessionState | None = None
+        self._fresh: set[str] = set()
+        self._ended: set[str] = set()  # hosts whose pages showed the login form again
+
+    def log_in(self, login: SessionState) -> str:
+        """Start from ``login``; its digest."""
+        self.login = login
+        self.start = self._store.put_session(login)
+        return self.start
+
+    def resume(self, earlier: Iterable[str | None]) -> None:
+        """The seeds were queued by an earlier run in ``earlier`` sessions: if that was
+        another, the routes it queued get this run's login."""
+        if self.login is not None and set(earlier) - {self.start}:
+            self._relogin = self.login
+            log.info("a new session for a crawl that began with another: queued routes get its login")
+
+    def restore(self, route: Route) -> SessionState:
+        """The session ``route`` runs in."""
+        session = self._store.get_session(route.session) if route.session else EMPTY_SESSION
+        if self._relogin is not None and route.session not in self._fresh:
+            session = relogged(session, self._relogin)
+        return session
+
+    def keep(self, session: SessionState) -> str | None:
+        """Store the session a page left (for its children); its digest, None if empty."""
+        digest = None if session.empty else self._store.put_session(session)
+        if self._relogin is not None and digest is not None:
+            self._fresh.add(digest)
+        return digest
+
+    def logged_out(self, route: Route, before: SessionState, snap: PageSnapshot) -> bool:
+        """Whether the page shows that the site ended the crawl's login: sent to the login
+        form, or shown one in place by a page that dropped the login's cookie or token."""
+        login = self.login
+        return (login is not None and snap.login_form and logged_into(login, snap.url)
+                and (not _asked_for(route, snap) or dropped_login(login, before, snap.session, snap.url)))
+
+    def end(self, url: str) -> None:
+        """``url``'s host logged the crawl out: none of its pages is visited again in this run."""
+        self._ended.add(host_key(url))
+
+    def ended(self, url: str) -> bool:
+        return host_key(url) in self._ended
+
+
+def _asked_for(route: Route, snap: PageSnapshot) -> bool:
+    """Whether the route went to the page it shows on purpose: a link to it, not redirected."""
+    return route.via in (Via.SEED, Via.LINK) and canonical_url(snap.url) == canonical_url(route.url)
 
 
 def secret_values(program_text: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:

@@ -2,38 +2,36 @@
 
 Input: a Route, its SessionState and a pool Slot. Output: a frozen PageSnapshot
 (status, content type, rendered HTML and text, links, script-driven elements, the
-session after the visit). Playwright's errors are translated here into DeepBot's.
+session after the visit). The browser operations it needs, and their Playwright
+errors translated into DeepBot's, are deepbot.browser.page's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import time
-from importlib import resources
-from typing import Any
-
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Response
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any
 
 import nseql
 from deepbot.browser import fetches
-from deepbot.browser.failures import browser_error, is_crash
+from deepbot.browser import page as tab
+from deepbot.browser.failures import browser_error
+from deepbot.browser.page import blank as _blank
 from deepbot.browser.pool import Slot
 from deepbot.content import challenge
-from deepbot.errors import BrowserError, CaptchaShown, ElementUnusable, FormError
-from deepbot.routes import PageSnapshot, Route, SessionState
+from deepbot.crawl.harvest import SCRIPT as _HARVEST_JS
+from deepbot.crawl.harvest import Challenge, Consent, Harvest, decoded
+from deepbot.errors import CaptchaShown, ElementUnusable, FormError
+from deepbot.models import Frozen as _Frozen
+from deepbot.routes import PageSnapshot, Route, SessionState, parsed
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 log = logging.getLogger(__name__)
 
-_HARVEST_JS = resources.files("deepbot.crawl").joinpath("harvest.js").read_text("utf-8")
 _CHALLENGE = challenge.script_args()
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class VisitOptions(_Frozen):
@@ -59,6 +57,7 @@ class VisitOptions(_Frozen):
 
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
+_NAVIGATED = object()  # what an evaluate answers when the page navigated under it
 
 
 def is_html(content_type: str) -> bool:
@@ -82,125 +81,101 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
     # the navigations it makes.)
     action = _Action()
     try:
-        if page.url != "about:blank":
-            # sessionStorage is per tab and not part of a session snapshot: start clean. A
-            # harvested page clears it itself as it goes; any other needs a round trip.
-            # (Going to the same URL but for its fragment keeps the document: no pagehide.)
-            if not slot.clears_on_leave or _same_document(page.url, route.url):
-                with contextlib.suppress(PlaywrightError):
-                    await page.evaluate("() => { try { sessionStorage.clear() } catch (e) {} }")
-            if slot.acted or _same_document(page.url, route.url):
-                # A click may have armed a timer ("a moment later" navigations): left alive, it
-                # could navigate this tab away from the next route's page. A new document ends it.
-                # So does going to another view of the app shown (#/route): it would only be a
-                # hash change, not the fresh load in the route's session the route is.
-                await _blank(page)
-        slot.acted = route.acts_on is not None or bool(route.submit)
-        slot.clears_on_leave = False
-        await nseql.forget_overlays(page)  # what the tab's last route dismissed is not this one's
-        await slot.restore(session)
-        slot.mark_dirty()  # whatever happens next may change cookies or storage
-        program = nseql.parse(route.steps)
-        download: tuple[bytes, int, dict[str, str]] | None = None
-        settled = True
-        result: nseql.RunResult | None = None
-        try:
-            # The load event is waited for (bounded) after each navigation, by the run itself.
-            result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
-                                     navigation_timeout_ms=options.step_timeout_ms,
-                                     load_timeout_ms=options.settle_timeout_ms,
-                                     on_action=action.started if route.acts_on is not None else None)
-            settled = result.loaded
-        except nseql.StepError as exc:
-            if exc.kind is not nseql.Failure.DOWNLOAD:
-                raise
-            # Chromium hands what it cannot show (a zip; a PDF, in the headless shell,
-            # which has no viewer) to its download manager: fetch the same URL with the
-            # context's cookies instead.
-            download = await _fetch(slot, route.url, options.max_body_bytes)
-        submitted = None
-        main = result.response if result else None
-        if route.submit:
-            action.started()
-            submitted, submission = await _submit(page, route.submit, options)
-            main = submission.response or main
+        with tab.translated():  # Playwright's errors leave as DeepBot's
+            if page.url != "about:blank":
+                # sessionStorage is per tab and not part of a session snapshot: start clean. A
+                # harvested page clears it itself as it goes; any other needs a round trip.
+                # (Going to the same URL but for its fragment keeps the document: no pagehide.)
+                if not slot.clears_on_leave or _same_document(page.url, route.url):
+                    await tab.clear_session_storage(page)
+                if slot.acted or _same_document(page.url, route.url):
+                    # A click may have armed a timer ("a moment later" navigations): left alive, it
+                    # could navigate this tab away from the next route's page. A new document ends it.
+                    # So does going to another view of the app shown (#/route): it would only be a
+                    # hash change, not the fresh load in the route's session the route is.
+                    await _blank(page)
+            slot.acted = route.acts_on is not None or bool(route.submit)
+            slot.clears_on_leave = False
+            await nseql.forget_overlays(page)  # what the tab's last route dismissed is not this one's
+            await slot.restore(session)
+            slot.mark_dirty()  # whatever happens next may change cookies or storage
+            program = route.plan
+            download: tuple[bytes, int, dict[str, str]] | None = None
+            settled = True
+            result: nseql.RunResult | None = None
             try:
-                await nseql.wait_for_load_state(page, "load", options.settle_timeout_ms)
-            except PlaywrightError:
-                settled = False  # a page that never settles is still a page: keep what is there
-        if download is None and action.since and settled:
-            settled = await _settle_in_place(page, action.since, options)
-        status = main.status if main else None
-        headers = _headers(main)
-        content_type = headers.get("content-type", "")
-        if download is not None:
-            file, file_status, headers = download
-            return PageSnapshot(url=route.url, status=file_status, body=file, headers=headers,
-                                content_type=headers.get("content-type", ""),
-                                session=await _capture(slot, [], origins))
-        if not is_html(content_type) and main is not None:
-            body = await _body(main, options.max_body_bytes)
-            if "pdf" in content_type and not (body or b"").startswith(b"%PDF"):
-                # Chromium shows PDFs in its viewer, whose page is not the file: fetch the bytes.
-                body, _, _ = await _fetch(slot, page.url, options.max_body_bytes)
-            return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
-                                title=await page.title(), session=await _capture(slot, [], origins),
-                                settled=settled, headers=headers)
-        data = await _harvest(page, options, since=action.since, scroll_ms=_scroll_ms(options, started))
-        dismissed = None
-        if data.get("consent"):
-            consent = await _in_frames(page, data["consent"], options)
-            dismissed = await _dismiss(page, consent, options, action) if consent else None
-            slot.acted = slot.acted or dismissed is not None
-            again = options.model_copy(update={"dismiss_overlays": False})
-            data = await _harvest(page, again, since=action.since, scroll_ms=_scroll_ms(options, started))
-        settled = settled and data.get("settled", True)
-        document = data.get("document") or {}
-        if nseql.replaced(main, document.get("url", "")):
-            # The page replaced the document by itself after the last step (a script's
-            # or a meta refresh's redirect): what the browser says of the document it shows.
-            status = int(document.get("status") or 0) or None
-            headers = {"content-type": document["type"]} if document.get("type") else {}
+                # The load event is waited for (bounded) after each navigation, by the run itself.
+                result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
+                                         navigation_timeout_ms=options.step_timeout_ms,
+                                         load_timeout_ms=options.settle_timeout_ms,
+                                         on_action=action.started if route.acts_on is not None else None)
+                settled = result.loaded
+            except nseql.StepError as exc:
+                if exc.kind is not nseql.Failure.DOWNLOAD:
+                    raise
+                # Chromium hands what it cannot show (a zip; a PDF, in the headless shell,
+                # which has no viewer) to its download manager: fetch the same URL with the
+                # context's cookies instead.
+                download = await tab.fetch(slot.context, route.url, options.max_body_bytes)
+            submitted = None
+            main = result.response if result else None
+            if route.submit:
+                action.started()
+                submitted, submission = await _submit(page, route.submit, options)
+                main = submission.response or main
+                # A page that never settles is still a page: keep what is there.
+                settled = await tab.loaded(page, "load", options.settle_timeout_ms) and settled
+            if download is None and action.since and settled:
+                settled = await _settle_in_place(page, action.since, options)
+            status = main.status if main else None
+            headers = tab.headers(main)
             content_type = headers.get("content-type", "")
-        slot.clears_on_leave = True
-        origins.update(data.get("origins", ()))
-        session = await _capture(slot, data.get("storage", []), origins)
-        return PageSnapshot(
-            url=data["url"], status=status, content_type=content_type or "text/html",
-            title=data.get("title", ""), html=data.get("html", ""), text=data.get("text", ""),
-            # As the page gave them: the snapshot's own validation makes the models, in one call.
-            links=data.get("links", ()), scripts=data.get("scripts", ()),
-            revealed=int(data.get("revealed", 0)), scrolled=int(data.get("scrolled", 0)),
-            more=int(data.get("more", 0)), scroll_stop=data.get("scrollStop") or "",
-            more_stop=data.get("moreStop") or "",
-            session=session, settled=settled, headers=headers,
-            forms=int(data.get("forms", 0)), submitted=submitted, dismissed=dismissed,
-            challenge=_challenge(data.get("challenge")),
-            robots=tuple((str(name), str(content)) for name, content in data.get("robots", ())),
-            login_form=bool(data.get("login")),
-        )
+            if download is not None:
+                file, file_status, headers = download
+                return PageSnapshot(url=route.url, status=file_status, body=file, headers=headers,
+                                    content_type=headers.get("content-type", ""),
+                                    session=await _capture(slot, [], origins))
+            if not is_html(content_type) and main is not None:
+                body = await tab.body(main, options.max_body_bytes)
+                if "pdf" in content_type and not (body or b"").startswith(b"%PDF"):
+                    # Chromium shows PDFs in its viewer, whose page is not the file: fetch the bytes.
+                    body, _, _ = await tab.fetch(slot.context, page.url, options.max_body_bytes)
+                return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
+                                    title=await page.title(), session=await _capture(slot, [], origins),
+                                    settled=settled, headers=headers)
+            data = await _harvest(page, options, since=action.since, scroll_ms=_scroll_ms(options, started))
+            dismissed = None
+            if data.consent is not None:
+                consent = await _in_frames(page, data.consent, options)
+                dismissed = await _dismiss(page, consent, options, action) if consent else None
+                slot.acted = slot.acted or dismissed is not None
+                again = options.model_copy(update={"dismiss_overlays": False})
+                data = await _harvest(page, again, since=action.since, scroll_ms=_scroll_ms(options, started))
+            settled = settled and data.settled
+            shown = data.document
+            if nseql.replaced(main, shown.url):
+                # The page replaced the document by itself after the last step (a script's
+                # or a meta refresh's redirect): what the browser says of the document it shows.
+                status = shown.status or None
+                headers = {"content-type": shown.type} if shown.type else {}
+                content_type = headers.get("content-type", "")
+            slot.clears_on_leave = True
+            origins.update(data.origins)
+            session = await _capture(slot, list(data.storage), origins)
+            return PageSnapshot(
+                url=data.url, status=status, content_type=content_type or "text/html",
+                title=data.title, html=data.html, text=data.text, links=data.links, scripts=data.scripts,
+                revealed=data.revealed, scrolled=data.scrolled, more=data.more, scroll_stop=data.scroll_stop,
+                more_stop=data.more_stop, session=session, settled=settled, headers=headers,
+                forms=data.forms, submitted=submitted, dismissed=dismissed,
+                challenge=_challenge(data.challenge), robots=data.robots, login_form=data.login,
+            )
     except nseql.StepError as exc:
         if exc.kind is nseql.Failure.NOT_ACTIONABLE:
             raise ElementUnusable(str(exc)) from exc
         raise browser_error(exc, str(exc)) from exc  # its text names the line
-    except PlaywrightError as exc:
-        raise browser_error(exc, exc.message) from exc
     finally:
         page.remove_listener("framenavigated", on_navigated)
-
-
-async def _blank(page: Page) -> None:
-    """Replace the document by an empty one, even if its own timer navigates meanwhile."""
-    for attempt in range(3):
-        try:
-            await page.goto("about:blank")
-            return
-        except PlaywrightError as exc:
-            _, interrupted, by = exc.message.partition("interrupted by another navigation")
-            if interrupted and by.lstrip().startswith('to "about:blank"'):
-                return  # an earlier attempt's navigation, landing late: the page is blank all the same
-            if not interrupted or attempt == 2:
-                raise
 
 
 class _Action:
@@ -227,11 +202,8 @@ async def _settle_in_place(page: Page, since: float, options: VisitOptions) -> b
     and again when the answer comes; capturing the first change would store the
     placeholder. Not "network idle": only fetch/XHR the page started, and a bound.
     """
-    try:
-        return await fetches.settled(page, since=since, quiet_ms=options.quiet_ms,
-                                     limit_ms=options.settle_timeout_ms, always=True)
-    except PlaywrightError:
-        return True  # a navigation replaced the document: the harvest waits for the new one's fetches
+    return await tab.fetches_settled(page, since=since, quiet_ms=options.quiet_ms,
+                                     limit_ms=options.settle_timeout_ms)
 
 
 # After a submission that changed nothing: a CAPTCHA widget a person would have to answer
@@ -323,14 +295,11 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     # frames); the click itself keeps the full timeout for the navigation it starts.
     cover_ms = min(options.step_timeout_ms, options.submit_wait_ms)
     for n, candidate in enumerate(candidates):
-        (step,) = nseql.parse(candidate).steps
+        (step,) = parsed(candidate).steps
         target = step.selector if isinstance(step, nseql.Click) else None
-        try:
-            clear = await page.evaluate(_PREPARE_JS, [f"m{n}", target, cover_ms, _CHALLENGE])
-        except PlaywrightError as exc:
-            if is_crash(exc):
-                raise
-            clear = True  # the document is being replaced: the step will tell
+        # The document being replaced: the step will tell.
+        clear = await tab.evaluate_or(page, _PREPARE_JS, [f"m{n}", target, cover_ms, _CHALLENGE], True,
+                                      crash_raises=True)
         if clear == "suggestions":
             tried.append(f"{candidate.strip()}: covered by the suggestions of the field typed in")
             continue
@@ -343,15 +312,11 @@ async def _submit(page: Page, candidates: tuple[str, ...],
         except nseql.StepError as exc:
             tried.append(f"{candidate.strip()}: {exc.reason}")
             continue
-        try:
-            changed = await page.evaluate(_CHANGE_JS, [f"m{n}", options.submit_wait_ms])
-        except PlaywrightError:
-            changed = True  # the page navigated while we watched: a new document
-        if changed:
+        # The page navigated while we watched: a new document.
+        if await tab.evaluate_or(page, _CHANGE_JS, [f"m{n}", options.submit_wait_ms], True):
             return candidate, run
-        try:
-            shown = await page.evaluate(_SHOWN_JS, _CHALLENGE)
-        except PlaywrightError:
+        shown = await tab.evaluate_or(page, _SHOWN_JS, _CHALLENGE, _NAVIGATED)
+        if shown is _NAVIGATED:
             return candidate, run  # it navigated after all, just now: a new document
         if shown:  # every other way of submitting would meet it too
             raise CaptchaShown(f"{challenge.provider(shown)} showed its test when the form was submitted"
@@ -360,15 +325,15 @@ async def _submit(page: Page, candidates: tuple[str, ...],
     raise FormError("no way of submitting the form changed the page (" + "; ".join(tried) + ")")
 
 
-async def _dismiss(page: Page, consent: dict[str, str], options: VisitOptions, action: _Action) -> str | None:
+async def _dismiss(page: Page, consent: Consent, options: VisitOptions, action: _Action) -> str | None:
     """Click the overlay's button the harvest chose; the ``dismiss`` step, or None if it failed.
 
     A ``dismiss`` step, not a click: on a replay the overlay may show later, or not at
     all (a consent already given), and the step then watches for it or does nothing. A
     button that cannot be clicked is given up in the submission wait, not the step timeout.
     """
-    comment = "".join(ch for ch in f"overlay: {consent.get('text', '')}" if ch.isprintable())
-    step = nseql.Dismiss(consent["selector"], comment=comment.strip())
+    comment = "".join(ch for ch in f"overlay: {consent.text}" if ch.isprintable())
+    step = nseql.Dismiss(consent.selector, comment=comment.strip())
     try:
         await nseql.run(nseql.Program.of(step), page,
                         step_timeout_ms=min(options.step_timeout_ms, options.submit_wait_ms),
@@ -386,19 +351,20 @@ async def find_overlay(page: Page, options: VisitOptions | None = None) -> dict[
     """The button that answers the cookie banner or consent wall ``page`` shows, as a crawl
     chooses it: ``{"selector", "text"}`` (an NSEQL selector), or None."""
     options = options or VisitOptions()
-    found = _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, consentOnly=True)))
-    return await _in_frames(page, found["consent"], options) if found.get("consent") else None
+    found = decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, consentOnly=True)))
+    consent = await _in_frames(page, found.consent, options) if found.consent else None
+    return consent.found() if consent else None
 
 
 async def answer_overlay(page: Page, options: VisitOptions | None = None) -> str | None:
     """Answer the cookie banner or consent wall ``page`` shows, as a crawl does (for a
     tool that reads the page itself: ``deepbot analyze``); its ``dismiss`` step, or None."""
     options = options or VisitOptions()
-    consent = await find_overlay(page, options)
-    return await _dismiss(page, consent, options, _Action()) if consent else None
+    found = await find_overlay(page, options)
+    return await _dismiss(page, Consent(**found), options, _Action()) if found else None
 
 
-async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions) -> dict[str, str] | None:
+async def _in_frames(page: Page, consent: Consent, options: VisitOptions) -> Consent | None:
     """The harvest's answer, or, when it names an iframe that may hold the notice (a consent
     manager's own origin: Sourcepoint, TrustArc), the button read in that frame's document,
     its selector entering the frame (``IFRAME >> enter-frame >> BUTTON``); None if none."""
@@ -406,29 +372,24 @@ async def _in_frames(page: Page, consent: dict[str, str], options: VisitOptions)
     scope = page.main_frame
     args = harvest_args(options, consentOnly=True, inFrame=True)
     for _ in range(3):  # an iframe in an iframe, at most this deep
-        if "frame" not in consent:
-            return {**consent, "selector": " >> ".join([*path, consent["selector"]])}
-        path += [consent["frame"], nseql.ENTER_FRAME]
+        if consent.frame is None:
+            return consent.model_copy(update={"selector": " >> ".join([*path, consent.selector])})
+        path += [consent.frame, nseql.ENTER_FRAME]
         try:
-            found_frame = scope.locator(consent["frame"]).first
-            handle = await found_frame.element_handle(timeout=options.submit_wait_ms)
-            frame = await handle.content_frame()
-            await handle.dispose()
-            if frame is None:
-                return None
-            if consent.get("src") and frame.url in ("", "about:blank"):
-                # inserted a moment ago: its document has not come yet
-                await frame.wait_for_url(lambda url: url not in ("", "about:blank"),
-                                         wait_until="domcontentloaded", timeout=options.settle_timeout_ms)
-            found = _decoded(await frame.evaluate(_HARVEST_JS, args))
-        except PlaywrightError as exc:
-            if is_crash(exc):
-                raise
-            log.info("could not read the iframe %s on %s: %s", consent["frame"], page.url, exc.message)
+            # wait_for_src: inserted a moment ago, its document may not have come yet.
+            read = await tab.in_frame(scope, consent.frame, _HARVEST_JS, args, wait_for_src=bool(consent.src),
+                                      find_timeout_ms=options.submit_wait_ms,
+                                      load_timeout_ms=options.settle_timeout_ms)
+        except tab.FrameUnreadable as exc:
+            log.info("could not read the iframe %s on %s: %s", consent.frame, page.url, exc)
             return None
-        if not found.get("consent"):
+        if read is None:
             return None
-        consent, scope = found["consent"], frame
+        frame, answer = read
+        found = decoded(answer)
+        if found.consent is None:
+            return None
+        consent, scope = found.consent, frame
     return None
 
 
@@ -458,35 +419,21 @@ def _scroll_ms(options: VisitOptions, started: float) -> int:
 
 
 async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
-                   scroll_ms: int | None = None) -> dict[str, Any]:
-    try:
-        args = harvest_args(options, since=since, scroll_ms=scroll_ms)
-        return _decoded(await page.evaluate(_HARVEST_JS, args))
-    except PlaywrightError as exc:
-        if "context was destroyed" not in exc.message and "navigat" not in exc.message:
-            raise
-    # Opening a menu navigated after all: harvest the page it led to, touching nothing.
-    with contextlib.suppress(PlaywrightError):
-        await nseql.wait_for_load_state(page, "domcontentloaded", options.settle_timeout_ms)
-    return _decoded(await page.evaluate(_HARVEST_JS, harvest_args(options, since=since, scroll_ms=scroll_ms,
-                                                                  revealMenus=False)))
+                   scroll_ms: int | None = None) -> Harvest:
+    # Opening a menu may navigate after all: then the page it led to, touching nothing.
+    args = harvest_args(options, since=since, scroll_ms=scroll_ms)
+    again = harvest_args(options, since=since, scroll_ms=scroll_ms, revealMenus=False)
+    answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms)
+    return decoded(answer)
 
 
-def _challenge(found: Any) -> str | None:
+def _challenge(found: Challenge | None) -> str | None:
     """What shows the page is a bot check: the widget's service, the words it says."""
-    if not isinstance(found, dict):
+    if found is None:
         return None
-    widget, said = str(found.get("widget") or ""), str(found.get("said") or "")
-    parts = [challenge.provider(widget)] if widget else []
-    parts += [f"'{said}'"] if said else []
+    parts = [challenge.provider(found.widget)] if found.widget else []
+    parts += [f"'{found.said}'"] if found.said else []
     return ", ".join(parts) or None
-
-
-def _decoded(value: Any) -> dict[str, Any]:
-    data = json.loads(value) if isinstance(value, str) else value
-    if not isinstance(data, dict):
-        raise BrowserError(f"the page's harvest returned {type(data).__name__}, not an object")
-    return data
 
 
 def _same_document(current: str, target: str) -> bool:
@@ -499,31 +446,6 @@ def _origin(url: str) -> str:
 
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
-
-
-def _headers(response: Response | None) -> dict[str, str]:
-    if response is None:
-        return {}
-    # The headers the browser reported with the response: no round trip. They lack only
-    # the security-related ones (Set-Cookie…), which the cookie jar holds anyway.
-    return {k.lower(): v for k, v in response.headers.items()}
-
-
-async def _body(response: Response, cap: int) -> bytes | None:
-    with contextlib.suppress(PlaywrightError):
-        body = await response.body()
-        return body[:cap]
-    return None
-
-
-async def _fetch(slot: Slot, url: str, cap: int) -> tuple[bytes, int, dict[str, str]]:
-    """The body (at most ``cap`` bytes), status and headers of ``url``, in the slot's session."""
-    api = await slot.context.request.get(url, max_redirects=5, timeout=30_000)
-    try:
-        body = await api.body()
-        return body[:cap], api.status, {k.lower(): v for k, v in api.headers.items()}
-    finally:
-        await api.dispose()
 
 
 async def _capture(slot: Slot, storage: list[dict[str, str]], origins: set[str]) -> SessionState:

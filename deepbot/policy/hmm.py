@@ -203,19 +203,18 @@ class PathProcessor:
     def __init__(self, model: PathModel) -> None:
         self.model = model
 
-    async def process(self, ctx: ProcessContext) -> None:
+    async def process(self, ctx: ProcessContext) -> ProcessContext:
         text = ctx.document.text
         onward = self.model.step(self.belief(ctx.route.hint), text)
         leads = float(onward[0])  # P(a link of this page leads to a relevant page)
         near = self.model.relevance(text)
-        ctx.document = ctx.document.model_copy(update={"meta": {**ctx.document.meta,
-                                                                "path_to_topic": f"{leads:.4f}"}})
         model, carried = self.model, ",".join(f"{p:.6g}" for p in onward)
 
         def rate(_url: str, anchor: str) -> float:
             return round((leads + (near + model.relevance(anchor)) / 2) / 2, 6)
 
-        ctx.link_priority, ctx.link_hint = rate, lambda _url: carried
+        return ctx.widened(document=ctx.document.noted(path_to_topic=leads), link_priority=rate,
+                           link_hint=lambda _url: carried)
 
     def belief(self, hint: str | None) -> np.ndarray:
         """The belief a route carries; a seed's (or a route from before) is the prior."""

@@ -195,7 +195,7 @@ class StructureProcessor:
     def __init__(self, model: StructureModel, raise_priority: Callable[[list[str], float], object]) -> None:
         self.model = model
         self.raise_priority = raise_priority  # (URLs of link routes, priority): the frontier's
-    async def process(self, ctx: ProcessContext) -> None:
+    async def process(self, ctx: ProcessContext) -> ProcessContext:
         html = ctx.document.html
         collections = link_collections(html, ctx.document.final_url) if html else {}
         if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:
@@ -204,12 +204,12 @@ class StructureProcessor:
         if waiting:
             self.raise_priority(waiting, worth)
         near = self.model.similarity(collections)
-        ctx.document = ctx.document.model_copy(
-            update={"meta": {**ctx.document.meta, "structure_similarity": f"{near:.4f}"}})
-        if not target and ctx.relevance.keep:
-            ctx.relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
+        relevance = ctx.relevance
+        if not target and relevance.keep:
+            relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
         rates = self.model.rate(collections)
-        ctx.link_priority, ctx.link_hint = rates.priority, rates.origin
         # Those already queued (found earlier, rated lower) move up too.
         if rates.homologous:
             self.raise_priority(rates.homologous, HOMOLOGOUS)
+        return ctx.widened(document=ctx.document.noted(structure_similarity=near), relevance=relevance,
+                           link_priority=rates.priority, link_hint=rates.origin)

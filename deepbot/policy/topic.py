@@ -25,6 +25,8 @@ from typing import Any
 
 import snowballstemmer
 
+from deepbot.content.postprocess import ProcessContext
+
 _WORD = re.compile(r"[^\W_]+")
 # Words that say nothing of a topic (English; the stemmer is English too).
 _STOP_WORDS = """
@@ -80,3 +82,24 @@ class Topic:
     def link_priority(self, page_similarity: float, anchor: str) -> float:
         """Eq. 3: the mean of the topic's similarity to the page and to the anchor text."""
         return round((page_similarity + self.similarity(anchor)) / 2, 6)
+
+
+class TopicProcessor:
+    """Post-processing for a focused crawl: the page's similarity to the topic
+    (``meta.topic_similarity``) and, unless a learned policy rated the page's links
+    already, their best-first priority (Eq. 3)."""
+
+    name = "topic"
+
+    def __init__(self, topic: Topic) -> None:
+        self.topic = topic
+
+    async def process(self, ctx: ProcessContext) -> ProcessContext | None:
+        if ctx.snapshot is None:  # no links to rate: a page read outside a crawl
+            return None
+        topic, near = self.topic, self.topic.similarity(ctx.document.text)
+        document = ctx.document.noted(topic_similarity=near)
+        if ctx.link_priority is not None:
+            return ctx.widened(document=document)
+        return ctx.widened(document=document,
+                           link_priority=lambda _url, text: topic.link_priority(near, text))

@@ -16,7 +16,17 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+import nseql
+from deepbot.models import Frozen as _Frozen
 
 
 class Via(StrEnum):
@@ -29,22 +39,62 @@ class Via(StrEnum):
     NEXT = "next"  # pagination inside results
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Cookie(_Frozen):
+    """One cookie, in Playwright's shape (what ``context.cookies()`` gives and
+    ``add_cookies`` takes). Only the fields it was given are kept and written back, the
+    values as they were (``expires`` an int stays one), so a session's digest is the one it
+    always had; fields Playwright adds later are kept as they come. Readable as that
+    mapping too (``cookie["name"]``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    value: str
+    domain: str | None = None
+    path: str | None = None
+    url: str | None = None
+    expires: int | float | None = None
+    httpOnly: bool | None = None
+    secure: bool | None = None
+    sameSite: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        given = self.model_fields_set | set(self.model_extra or ())
+        return {key: value for key, value in handler(self).items() if key in given}
+
+    def playwright(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    @property
+    def host(self) -> str:
+        """The host the cookie is for: its domain (no leading dot) or its URL's, lower case."""
+        return (self.domain or urlsplit(self.url or "").hostname or "").lstrip(".").lower()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What names one cookie in a jar: a newer one of the same key replaces it."""
+        return self.name, str(self.domain), str(self.url), str(self.path)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.playwright()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.playwright().get(key, default)
 
 
 class SessionState(_Frozen):
     """Cookies and localStorage, in Playwright's ``storage_state`` shape."""
 
-    cookies: tuple[dict[str, Any], ...] = ()
+    cookies: tuple[Cookie, ...] = ()
     origins: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_playwright(cls, state: dict[str, Any]) -> SessionState:
-        return cls(cookies=tuple(state.get("cookies", ())), origins=tuple(state.get("origins", ())))
+        return cls.model_validate({"cookies": state.get("cookies", ()), "origins": state.get("origins", ())})
 
     def to_playwright(self) -> dict[str, Any]:
-        return {"cookies": list(self.cookies), "origins": list(self.origins)}
+        return {"cookies": [cookie.playwright() for cookie in self.cookies], "origins": list(self.origins)}
 
     @property
     def empty(self) -> bool:
@@ -100,6 +150,19 @@ class Route(_Frozen):
     # it travels with the route, so a resumed crawl rates the page as the first run would.
     hint: str | None = None
 
+    @property
+    def plan(self) -> nseql.Program:
+        """``steps``, parsed: once for each text, however often routes carry it (a retry,
+        the routes a frontier hands back, a copy with one more step)."""
+        return parsed(self.steps)
+
+
+@lru_cache(maxsize=4096)
+def parsed(program: str) -> nseql.Program:
+    """An NSEQL program (a route's steps, a form's way of submitting) parsed once: a
+    Program is immutable, so every route and every query of a form shares the one parse."""
+    return nseql.parse(program)
+
 
 class Link(_Frozen):
     url: str
@@ -152,13 +215,84 @@ class PageSnapshot(_Frozen):
     more_stop: GrowthStop = ""
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
-    headers: dict[str, str] = {}
+    headers: dict[str, str] = Field(default_factory=dict)
     forms: int = 0  # how many forms the page has
     submitted: str | None = None  # the submit candidate that worked, for routes that had some
     dismissed: str | None = None  # the `dismiss` step that cleared an overlay (a cookie banner)
     challenge: str | None = None  # the page is a bot check in front of the site: what shows it
     robots: tuple[tuple[str, str], ...] = ()  # <meta> robots directives: (name, content)
     login_form: bool = False  # the page shows a login form (a name and one password field)
+
+
+class DocumentMeta(_Frozen):
+    """What the crawl noted of a document besides its page, typed.
+
+    Stored (and exported, and read back from stores written before it was typed) as one
+    JSON object of strings, the shape it always had: ``{"handler": "html", "charset":
+    "utf-8", "topic_similarity": "0.4231"}``. Read as that mapping too (``meta["robots"]``,
+    ``meta.get("start_session")``), for code written against it.
+    """
+
+    handler: str = ""  # the download handler that read the response (content.handlers)
+    # What the handler noted: charset, pages, truncated, kept_bytes, error, sha256…
+    notes: dict[str, str] = Field(default_factory=dict)
+    no_results: bool = False  # a query's page that says it found nothing
+    robots: str | None = None  # the robots directives the page gave DeepBot (crawl.directives)
+    start_session: str | None = None  # the digest of the session the crawl started in: replay needs it
+    # A link policy's measure of the page, rounded to 4 places as it always was stored.
+    structure_similarity: float | None = None
+    path_to_topic: float | None = None
+    topic_similarity: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_stored(cls, value: Any) -> Any:
+        # The stored shape is flat: a key that is no field is one of the handler's notes.
+        if not isinstance(value, dict):
+            return value
+        fields = cls.model_fields
+        notes = {key: item for key, item in value.items() if key not in fields}
+        if not notes:
+            return value
+        return {**{k: v for k, v in value.items() if k in fields},
+                "notes": {**value.get("notes", {}), **notes}}
+
+    @field_validator("structure_similarity", "path_to_topic", "topic_similarity")
+    @classmethod
+    def _rounded(cls, value: float | None) -> float | None:
+        # What a stored "0.4231" reads back as, so a measure compares alike before and after.
+        return None if value is None else round(value, 4)
+
+    @model_serializer
+    def stored(self) -> dict[str, str]:
+        """The flat mapping of strings it is stored and exported as, in the order the crawl
+        notes them (the handler's first, then the page's, then the link policies')."""
+        out = {"handler": self.handler} if self.handler else {}
+        out.update(self.notes)
+        if self.no_results:
+            out["no_results"] = "true"
+        for name in ("robots", "start_session"):
+            said = getattr(self, name)
+            if said is not None:
+                out[name] = said
+        for name in ("structure_similarity", "path_to_topic", "topic_similarity"):
+            measure = getattr(self, name)
+            if measure is not None:
+                out[name] = f"{measure:.4f}"
+        return out
+
+    def __getitem__(self, key: str) -> str:
+        return self.stored()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.stored()
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.stored().get(key, default)
+
+    def noted(self, **values: Any) -> DocumentMeta:
+        """A copy with these fields set (validated: a float is rounded as stored)."""
+        return DocumentMeta.model_validate({**self.model_dump(), **values})
 
 
 class Document(_Frozen):
@@ -182,11 +316,15 @@ class Document(_Frozen):
     form_url: str | None = None
     size: int = 0
     fetched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    meta: dict[str, str] = Field(default_factory=dict)
+    meta: DocumentMeta = Field(default_factory=DocumentMeta)
 
     @property
     def id(self) -> str:
         return doc_id(self.route_key)
+
+    def noted(self, **values: Any) -> Document:
+        """A copy whose meta has these fields set (DocumentMeta.noted)."""
+        return self.model_copy(update={"meta": self.meta.noted(**values)})
 
 
 def page_identity(url: str, text: str) -> str:

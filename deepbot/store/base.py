@@ -9,15 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
-
+from deepbot.models import Frozen
 from deepbot.routes import Document, Via
 
 
-class Hit(BaseModel):
+class Hit(Frozen):
     """One search result, best first in a result list."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     doc_id: str
     title: str

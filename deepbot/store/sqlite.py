@@ -100,7 +100,7 @@ def _row(doc: Document) -> tuple[Any, ...]:
         doc.id, doc.route_key, doc.url, doc.final_url, doc.title, doc.status, doc.content_type, doc.text,
         doc.summary, zlib.compress(doc.html.encode()) if doc.html else None, doc.nseql, doc.via.value,
         doc.depth, doc.seed, doc.domain, None if doc.query is None else json.dumps(doc.query),
-        doc.form_url, doc.size, doc.fetched_at.isoformat(), json.dumps(doc.meta),
+        doc.form_url, doc.size, doc.fetched_at.isoformat(), json.dumps(doc.meta.stored()),
     )  # fmt: skip
 
 

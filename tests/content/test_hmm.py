@@ -76,7 +76,7 @@ async def test_a_link_carries_the_belief_over_its_page_level_to_the_page() -> No
     model = train(_site(), Topic("garden tools"), 0.2, k=4)
     paths = PathProcessor(model)
     living = _context("https://valley.example/living", "living travel fashion home", None)
-    await paths.process(living)
+    living = await paths.process(living)
     assert living.link_hint is not None
     hint = living.link_hint("https://valley.example/living/garden")
     onward = model.step(model.initial, living.document.text)
@@ -85,8 +85,8 @@ async def test_a_link_carries_the_belief_over_its_page_level_to_the_page() -> No
     # a route without one (a seed) starts from the prior, and believes otherwise.
     garden = "https://valley.example/living/garden"
     carried, fresh = (_context(garden, "garden index", h) for h in (hint, None))
-    await paths.process(carried)
-    await paths.process(fresh)
+    carried = await paths.process(carried)
+    fresh = await paths.process(fresh)
     assert carried.document.meta["path_to_topic"] != fresh.document.meta["path_to_topic"]
     for broken in ("0.5,x", "1,0", ""):  # not a belief over the levels: the prior
         assert np.allclose(paths.belief(broken), model.initial)

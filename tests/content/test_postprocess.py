@@ -66,8 +66,9 @@ async def test_main_text_processor_replaces_text_and_writes_summary() -> None:
 
 async def test_main_text_keeps_full_text_when_nothing_is_found() -> None:
     ctx = context()
-    ctx.document = ctx.document.model_copy(update={"html": "<nav>only nav</nav>", "text": "Visible text."})
-    await MainTextProcessor().process(ctx)
+    ctx = ctx.widened(document=ctx.document.model_copy(update={"html": "<nav>only nav</nav>",
+                                                                "text": "Visible text."}))
+    ctx = await MainTextProcessor().process(ctx)
     assert (ctx.document.text, ctx.document.summary) == ("Visible text.", "Visible text.")
 
 
