@@ -55,8 +55,9 @@ def crash_or(exc: BaseException, message: str, other: type[DeepBotError]) -> Dee
 
 
 @contextlib.contextmanager
-def translated(message: str, *, other: type[DeepBotError] | None = None) -> Iterator[None]:
-    """Playwright's errors in the block raised as DeepBot's, saying ``message: <Playwright's>``.
+def translated(message: str = "", *, other: type[DeepBotError] | None = None) -> Iterator[None]:
+    """Playwright's errors in the block raised as DeepBot's, saying ``message: <Playwright's>``
+    (Playwright's words alone without a ``message``).
 
     Sorted as ``browser_error`` does (a crash, a timeout, else BrowserError); with
     ``other``, as ``crash_or`` does: a crash stays the browser's failure, the rest is
@@ -65,7 +66,7 @@ def translated(message: str, *, other: type[DeepBotError] | None = None) -> Iter
     try:
         yield
     except PlaywrightError as exc:
-        text = f"{message}: {exc.message}"
+        text = f"{message}: {exc.message}" if message else exc.message
         raise (browser_error(exc, text) if other is None else crash_or(exc, text, other)) from exc
 
 

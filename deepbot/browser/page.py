@@ -10,7 +10,6 @@ a retry) and no error. Any other failure leaves a visit as DeepBot's own error
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 from playwright.async_api import BrowserContext, Frame, Page, Response
@@ -19,20 +18,12 @@ from playwright.async_api import Error as PlaywrightError
 import nseql
 from deepbot.browser import fetches
 from deepbot.browser.failures import browser_error, is_crash
+from deepbot.browser.failures import translated as translated  # the visit's one wrapper, re-exported
 from deepbot.errors import BrowserError
 
 
 class FrameUnreadable(BrowserError):
     """An iframe's document could not be read (gone, never loaded): not the route's failure."""
-
-
-@contextlib.contextmanager
-def translated() -> Iterator[None]:
-    """Playwright's errors raised inside, as DeepBot's (a crash, a timeout, any other)."""
-    try:
-        yield
-    except PlaywrightError as exc:
-        raise browser_error(exc, exc.message) from exc
 
 
 async def clear_session_storage(page: Page) -> None:
