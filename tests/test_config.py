@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from deepbot.cli import build_parser
-from deepbot.cli.crawl import _FLAGS, config_from_args
+from deepbot.cli.crawl import _FLAGS, _KEYS, config_from_args
 from deepbot.config import CrawlConfig
 from deepbot.config.load import load_config
 from deepbot.errors import ConfigError
@@ -49,7 +49,7 @@ def test_flags_override_the_file(tmp_path: Path) -> None:
 def test_every_crawl_flag_has_a_config_key() -> None:
     keys = set(CrawlConfig.model_fields)
     for flag in _FLAGS:
-        assert {"seed": "seeds", "domain": "domains"}.get(flag, flag) in keys
+        assert _KEYS.get(flag, flag) in keys
     bad = build_parser().parse_args(["crawl", "--seed", "http://a/", "--workers", "0"])
     with pytest.raises(ConfigError, match="workers"):
         config_from_args(bad)
@@ -133,7 +133,8 @@ def test_the_example_config_loads_with_every_key_it_shows(tmp_path: Path) -> Non
     (tmp_path / "crawl.yaml").write_text(re.sub(r"^#([a-z-]+:)", r"\1", text, flags=re.MULTILINE))
     every = load_config(tmp_path / "crawl.yaml")
     assert every.topic == "java programming books" and every.keywords
-    assert {key.replace("-", "_") for key in shown} - {"ignore_robots", "headed"} <= every.model_fields_set
+    given = {_KEYS.get(key.replace("-", "_"), key.replace("-", "_")) for key in shown}
+    assert given - {"obey_robots", "headless"} <= every.model_fields_set
     # And it shows every flag of `deepbot crawl`.
     flags = [*_FLAGS, "ignore_robots", "obey_meta_robots", "shared_session", "headed"]
     missing = [flag for flag in flags

@@ -25,8 +25,11 @@ import contextlib
 import ipaddress
 import logging
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from deepbot.errors import ConfigError
 
 log = logging.getLogger("deepbot.egress")
 
@@ -223,3 +226,30 @@ async def _pipe_both(client_reader: asyncio.StreamReader, client_writer: asyncio
     finally:
         up.cancel()
         await asyncio.gather(up, return_exceptions=True)
+
+
+async def blocks_private(setting: bool | None, seeds: Sequence[str], proxy: str | None) -> bool:
+    """Whether a crawl runs behind the egress proxy. ``setting`` is --block-private (None: not
+    given): unset, it is on when every seed's host resolves to public addresses only, so a
+    crawl of a public site is protected by default and one of an intranet is not refused."""
+    if setting is False:
+        return False
+    if proxy is not None:
+        if setting:
+            raise ConfigError("--block-private and --proxy: DeepBot cannot check where the proxy connects; "
+                              "leave that to the proxy, or drop --proxy")
+        return False
+    if setting:
+        return True
+    loop = asyncio.get_running_loop()
+    for seed in seeds:
+        host = urlsplit(seed).hostname
+        if not host:
+            continue
+        try:
+            infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except OSError:
+            continue  # unresolvable now: it proves nothing either way
+        if any(refusal(str(info[4][0])) for info in infos):
+            return False
+    return True

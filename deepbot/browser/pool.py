@@ -61,6 +61,7 @@ _IMAGES_OFF = "--blink-settings=imagesEnabled=false"
 
 @dataclass(frozen=True)
 class BrowserSettings:
+    extra_args: tuple[str, ...] = ()  # Chromium switches of the crawl's own (its proxy)
     headless: bool = True
     block_images: bool = True
     block_media: bool = True  # fonts, audio and video
@@ -212,7 +213,7 @@ class BrowserPool:
 
     async def _launch(self) -> None:
         assert self._pw is not None
-        args: tuple[str, ...] = (_IMAGES_OFF,) if self.settings.block_images else ()
+        args = self.settings.extra_args + ((_IMAGES_OFF,) if self.settings.block_images else ())
         if self.settings.shared_session:
             args += (f"--renderer-process-limit={self.settings.renderer_limit()}",)
         self._browser = await launch_chromium(self._pw, headless=self.settings.headless, extra_args=args)

@@ -15,11 +15,13 @@ from deepbot.config.reference import describe, describe_opposite
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
-          "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps")
+          "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps", "scope",
+          "allow_origin", "proxy", "block_private")
 
 
 # Flags whose config key is spelled otherwise; the two booleans set their key to false.
-_KEYS = {"seed": "seeds", "domain": "domains", "ignore_robots": "obey_robots", "headed": "headless"}
+_KEYS = {"seed": "seeds", "domain": "domains", "ignore_robots": "obey_robots", "headed": "headless",
+         "allow_origin": "allow_origins"}
 
 
 def register(sub: Any) -> None:
@@ -44,6 +46,11 @@ def register(sub: Any) -> None:
     p.add_argument("--scroll-time", type=float, metavar="SECONDS", help=describe("scroll_time"))
     p.add_argument("--include", action="append", metavar="REGEX", help=describe("include") + " Repeatable.")
     p.add_argument("--exclude", action="append", metavar="REGEX", help=describe("exclude") + " Repeatable.")
+    p.add_argument("--scope", choices=("origin", "host", "domain", "any"), help=describe("scope"))
+    p.add_argument("--allow-origin", action="append", metavar="ORIGIN",
+                   help=describe("allow_origins") + " Repeatable.")
+    p.add_argument("--block-private", action=argparse.BooleanOptionalAction, help=describe("block_private"))
+    p.add_argument("--proxy", metavar="URL", help=describe("proxy"))
     p.add_argument("--store", type=Path, metavar="FILE", help=describe("store"))
     p.add_argument("--session", type=Path, metavar="FILE", help=describe("session"))
     p.add_argument("--keywords", metavar="QUERY",

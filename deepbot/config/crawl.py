@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -56,7 +56,20 @@ class CrawlConfig(BaseModel):
         (), description="Regular expressions: when given, a URL must match one to be followed.")
     exclude: tuple[Regex, ...] = Field(
         (), description="Regular expressions: a URL that matches one is not followed.")
-    same_site: bool = Field(True, description="Follow links to the seeds' hosts only.")
+    same_site: bool = Field(True, description="Stay in the scope below; false is the same as scope 'any'.")
+    scope: Literal["origin", "host", "domain", "any"] = Field(
+        "origin", description="What stays in the crawl: the seeds' origins (scheme, host and port), their "
+        "hosts on any port, their registrable domains (Public Suffix List), or any http(s) URL. Checked on "
+        "every hop: a page whose final URL is out of scope is neither stored nor followed.")
+    allow_origins: tuple[str, ...] = Field(
+        (), description="More origins in scope whatever the scope, e.g. https://cdn.example.com.")
+    block_private: bool | None = Field(
+        None, description="Refuse every connection of the browser to a loopback, private, link-local (cloud "
+        "metadata), CGNAT, multicast or reserved address, checked on the address it resolves to; a seed's "
+        "own origin stays allowed. Unset: on when every seed's host resolves to a public address.")
+    proxy: str | None = Field(
+        None, description="An HTTP proxy for the browser (http://host:port). The proxy then decides where "
+        "the browser may go, and block_private cannot be asked for with it.")
     keywords: str | None = Field(
         None, description="A boolean keyword query; only documents that match it are stored.")
     topic: str | None = Field(

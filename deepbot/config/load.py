@@ -20,7 +20,7 @@ from deepbot.config.yamlfile import line_of, load_mapping, located_errors, read_
 from deepbot.errors import ConfigError
 
 # Flags whose name is not their field's with dashes: repeatable flags named in the singular.
-_PLURALS = {"seed": "seeds", "domain": "domains"}
+_PLURALS = {"seed": "seeds", "domain": "domains", "allow_origin": "allow_origins"}
 # Switches that turn a default off: the flag's name says the opposite of the field's.
 _NEGATED = {"ignore_robots": "obey_robots", "headed": "headless"}
 

@@ -14,47 +14,10 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
+from deepbot.content.scope import Scope
 from deepbot.content.traps import RESULTS, Chain, chain_step
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
 from deepbot.routes.sequences import append_steps, click_step, navigate_step, select_step
-
-
-@dataclass(frozen=True)
-class ScopeDecision:
-    keep: bool
-    reason: str = "in scope"
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which URLs a crawl may follow: the seeds' hosts, include/exclude regexes."""
-
-    hosts: frozenset[str]
-    include: tuple[re.Pattern[str], ...] = ()
-    exclude: tuple[re.Pattern[str], ...] = ()
-    same_site: bool = True
-
-    @classmethod
-    def build(cls, seeds: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
-              same_site: bool = True) -> Scope:
-        return cls(
-            hosts=frozenset((urlsplit(s).hostname or "").lower() for s in seeds),
-            include=tuple(re.compile(p) for p in include),
-            exclude=tuple(re.compile(p) for p in exclude),
-            same_site=same_site,
-        )
-
-    def decide(self, url: str) -> ScopeDecision:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https"):
-            return ScopeDecision(False, "scheme")
-        if self.same_site and (parts.hostname or "").lower() not in self.hosts:
-            return ScopeDecision(False, "off-site")
-        if self.include and not any(p.search(url) for p in self.include):
-            return ScopeDecision(False, "not included")
-        if any(p.search(url) for p in self.exclude):
-            return ScopeDecision(False, "excluded")
-        return ScopeDecision(True)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
 
+from deepbot.browser.egress import EgressProxy, blocks_private
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.config import CrawlConfig
 from deepbot.config.domain import load_domain
@@ -28,9 +29,10 @@ from deepbot.content import (
     default_registry,
     relevance_chain,
 )
-from deepbot.content.links import ObtainLinks, Scope
+from deepbot.content.links import ObtainLinks
+from deepbot.content.scope import Scope
 from deepbot.crawl.politeness import HostSlot, Politeness, host_key
-from deepbot.crawl.robots import RobotsCache
+from deepbot.crawl.robots import RobotsCache, UrllibFetcher
 from deepbot.crawl.sessions import CrawlSession, load_session
 from deepbot.crawl.stages import Reading, Verdict, Visited, build, choose, classify
 from deepbot.crawl.stats import CrawlStats, Progress, Stop
@@ -81,7 +83,10 @@ class Crawler:
         self._wake = asyncio.Event()
         self._stop = False
         self._supervisor: asyncio.Task[None] | None = None  # the workers of a run() in progress
-        self.scope = Scope.build(config.seeds, config.include, config.exclude, config.same_site)
+        self.scope = Scope.build(config.seeds, config.include, config.exclude,
+                                 mode=config.scope if config.same_site else "any",
+                                 allow_origins=config.allow_origins)
+        self.egress: EgressProxy | None = None  # with --block-private: the proxy the browser goes through
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
@@ -160,8 +165,17 @@ class Crawler:
             self._reading = replace(self._reading, start_session=start)
             self.session.resume(record.route.session for seed in self.seed_routes()
                                 if (record := self.frontier.get(seed.key)) is not None)
+        extra_args: tuple[str, ...] = ()
+        if await blocks_private(self.config.block_private, self.config.seeds, self.config.proxy):
+            allowed = tuple(found for seed in self.config.seeds if (found := _host_port(seed)) is not None)
+            self.egress = await self._stack.enter_async_context(EgressProxy(allowed_origins=allowed))
+            extra_args = self.egress.chromium_args()
+            self.robots.fetcher = UrllibFetcher(self.config.user_agent, proxy=f"http://127.0.0.1:{self.egress.port}")
+        elif self.config.proxy is not None:
+            extra_args = (f"--proxy-server={self.config.proxy}",)
+            self.robots.fetcher = UrllibFetcher(self.config.user_agent, proxy=self.config.proxy)
         settings = BrowserSettings(
-            headless=self.config.headless, block_images=self.config.block_images,
+            extra_args=extra_args, headless=self.config.headless, block_images=self.config.block_images,
             block_media=self.config.block_media, user_agent=self.config.user_agent,
             recycle_after=self.config.recycle_after,
             navigation_timeout_ms=int(self.config.step_timeout * 1000),
@@ -310,7 +324,10 @@ class Crawler:
             self.stats.note_page(dismissed=snapshot.dismissed is not None, revealed=snapshot.revealed,
                                  scrolled=snapshot.scrolled, more=snapshot.more,
                                  scroll_stop=snapshot.scroll_stop, more_stop=snapshot.more_stop)
-            classified = classify(visited, logged_out=self.session.logged_out, claim=self.frontier.claim_page)
+            if route.via is Via.SEED:  # where a seed lands (http -> https://www.) is in scope
+                self.scope.admit(snapshot.url)
+            classified = classify(visited, logged_out=self.session.logged_out, claim=self.frontier.claim_page,
+                                  in_scope=self.scope.decide)
             verdict, route = classified.verdict, classified.route
             if verdict is Verdict.BOT_CHECK:
                 self.stats.page_work["bot checks met"] += 1
@@ -439,3 +456,14 @@ def _reason(exc: BaseException) -> str:
             text = text[start:].split(" ")[0].rstrip(";,:")
             break
     return f"{type(exc).__name__}: {text}"[:200]
+
+
+def _host_port(url: str) -> tuple[str, int] | None:
+    """A seed's (host, port), the origin the egress proxy lets through whatever its address."""
+    from deepbot.content.scope import origin
+
+    found = origin(url)
+    if found is None:
+        return None
+    host, port = found.split("://", 1)[1].rsplit(":", 1)
+    return host.strip("[]"), int(port)

@@ -173,14 +173,17 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 class UrllibFetcher:
     """The default fetcher: stdlib urllib in a worker thread, bounded in time and size."""
 
-    def __init__(self, user_agent: str, *, timeout_s: float = 10.0, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, user_agent: str, *, timeout_s: float = 10.0, max_bytes: int = MAX_BYTES,
+                 proxy: str | None = None) -> None:
         self.user_agent = user_agent
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         # http(s) only: build_opener would add file:, ftp: and data: handlers, and a redirect
         # to file:///etc/passwd or to a FIFO would then be read as robots.txt.
         self._opener = urllib.request.OpenerDirector()
-        for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), _NoRedirects(),
+        # The crawl's proxy (the egress proxy of --block-private, or --proxy), else the environment's.
+        proxies = urllib.request.ProxyHandler({"http": proxy, "https": proxy} if proxy else None)
+        for handler in (proxies, urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), _NoRedirects(),
                         urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
             self._opener.add_handler(handler)
 

@@ -21,6 +21,7 @@ from enum import StrEnum
 
 from deepbot.content import Content, Decision, Fetched, HandlerRegistry, RelevanceChain, build_document
 from deepbot.content.filters import NOINDEX
+from deepbot.content.scope import ScopeDecision
 from deepbot.crawl.directives import PageDirectives, page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES
 from deepbot.forms.queries import looks_like_no_results
@@ -47,6 +48,7 @@ class Verdict(StrEnum):
     UNCHANGED = "unchanged"  # the click or submission changed nothing
     DUPLICATE = "duplicate"  # it led to a page another route reached first
     REPEATED = "repeated results"  # a later page of a query's results that shows an earlier one's
+    OFF_SCOPE = "off scope"  # a redirect, a script or a form took the browser out of the crawl's scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +61,15 @@ class Classified:
 
 
 def classify(visited: Visited, *, logged_out: Callable[[Route, SessionState, PageSnapshot], bool],
-             claim: Callable[[str, str], bool]) -> Classified:
+             claim: Callable[[str, str], bool],
+             in_scope: Callable[[str], ScopeDecision] | None = None) -> Classified:
     """Whether the page is one to read. ``logged_out``: whether it shows that the crawl's
     login has ended (CrawlSession.logged_out); ``claim(identity, route key)``: whether the
     route is the first to reach a page (the frontier's claim_page, kept across a resume)."""
     route, snapshot = visited.route, visited.snapshot
+    if in_scope is not None and not (decision := in_scope(snapshot.url)).keep:
+        # Wherever the browser was sent, what it found there is neither stored nor followed.
+        return Classified(Verdict.OFF_SCOPE, route, f"{decision.reason}: {snapshot.url[:200]}")
     if snapshot.challenge is not None:
         return Classified(Verdict.BOT_CHECK, route, f"bot check: {snapshot.challenge}")
     if snapshot.status in BACKOFF_STATUSES:
