@@ -16,7 +16,7 @@ from deepbot.config.reference import describe, describe_opposite
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
           "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps", "scope",
-          "allow_origin", "proxy", "block_private")
+          "allow_origin", "proxy", "block_private", "pattern")
 
 
 # Flags whose config key is spelled otherwise; the two booleans set their key to false.
@@ -58,6 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument("--topic", metavar="WORDS", help=describe("topic"))
     p.add_argument("--learn-from", type=Path, metavar="STORE", help=describe("learn_from"))
     p.add_argument("--like", metavar="URL", help=describe("like"))
+    p.add_argument("--pattern", type=Path, metavar="FILE", help=describe("pattern"))
     p.add_argument("--user-agent", metavar="TEXT", help=describe("user_agent"))
     p.add_argument("--min-delay", type=float, metavar="SECONDS", help=describe("min_delay"))
     p.add_argument("--per-host-concurrency", type=int, metavar="N", help=describe("per_host_concurrency"))
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from deepbot.crawl.runner import INTERRUPTED_EXIT, crawl_and_report
 
     config = config_from_args(args)
-    if not config.seeds:
+    if not config.seeds and config.pattern is None:  # a pattern names its own entry page
         print("deepbot crawl: give at least one --seed URL (or seeds: in --config)", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",

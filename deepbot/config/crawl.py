@@ -76,6 +76,9 @@ class CrawlConfig(BaseModel):
         None, description="A focused crawl's topic, in words: the links nearest to it are followed first.")
     learn_from: Path | None = Field(
         None, description="An earlier crawl's store to learn the paths to the topic from (the HMM crawler).")
+    pattern: Path | None = Field(
+        None, description="A navigation pattern file written by deepbot learn: from its entry page, follow "
+        "at each level only the links its regexes match; store the last level's pages built like its sample.")
     like: str | None = Field(
         None, description="A sample page: only pages built from its template are stored. "
         "It is the first seed.")

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from deepbot.browser.egress import EgressProxy, blocks_private
 from deepbot.browser.pool import BrowserPool, BrowserSettings
@@ -44,6 +45,9 @@ from deepbot.policy.links import SAVE_EVERY, LinkPolicy
 from deepbot.routes import Document, Route, Via, doc_id, route_key
 from deepbot.routes.sequences import navigate_step
 from deepbot.store import DocumentStore, SqliteDocumentStore
+
+if TYPE_CHECKING:
+    from deepbot.learn.crawler import PatternProcessor
 
 log = logging.getLogger("deepbot.crawl")
 
@@ -75,6 +79,14 @@ class Crawler:
                  documents: DocumentStore | None = None):
         """``frontier``, ``documents``: the stores to crawl into (their owner closes them);
         by default the SQLite ones at ``config.store``, which the crawler opens and closes."""
+        self.pattern: PatternProcessor | None = None
+        if config.pattern is not None:  # the generated crawler: its entry and sample are the seeds
+            from deepbot.learn.crawler import PatternProcessor, load_pattern  # numpy: only for it
+
+            found = load_pattern(config.pattern)
+            self.pattern = PatternProcessor(found)
+            config = config.model_copy(update={"seeds": (found.entry, found.sample),
+                                               "depth": len(found.levels)})
         self.config = config
         self.stats = CrawlStats()
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -152,7 +164,8 @@ class Crawler:
         # Main text first (documents are stored with it), then the link policy's ratings,
         # then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),
-                                       self.links, self.forms, *self._processors])
+                                       self.links, self.forms, *([self.pattern] if self.pattern else []),
+                                       *self._processors])
         # Resumed: the sample was read by an earlier run, and what it learned saved.
         sample = doc_id(route_key(Via.SEED, self.config.seeds[0]))
         if self.policy.resume(self.frontier, lambda: self.documents.get(sample)):

@@ -1,0 +1,100 @@
+"""``deepbot learn --sample URL --entry URL``: generate a crawler from one sample page.
+
+It reads the sample, maps the site breadth-first from the entry page (every page
+compared with the sample by RTDM), and writes the navigation pattern that reaches the
+most pages built like the sample: a YAML file of URL regexes per level that a person
+can read and edit, and that ``deepbot crawl --pattern FILE`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deepbot.errors import ConfigError
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "learn", help="generate a crawler (a navigation pattern) from one sample page and an entry page",
+        description=__doc__.split("\n\n")[1] if __doc__ else None)
+    p.add_argument("--sample", required=True, metavar="URL", help="a page of the kind to collect")
+    p.add_argument("--entry", required=True, metavar="URL",
+                   help="where the crawler starts (the site's front page)")
+    p.add_argument("-o", "--output", type=Path, default=Path("pattern.yaml"), metavar="FILE",
+                   help="where to write the pattern (default: pattern.yaml)")
+    p.add_argument("--depth", type=int, default=5, metavar="N", help="levels of links mapped (default: 5)")
+    p.add_argument("--max-pages", type=int, default=2000, metavar="N",
+                   help="pages mapped at most (default: 2000)")
+    p.add_argument("--threshold", type=float, default=None, metavar="S",
+                   help="RTDM similarity to the sample, in (0, 1], from which a page is a target "
+                   "(default: 0.8)")
+    p.add_argument("--workers", type=int, default=4, metavar="N",
+                   help="browser contexts at once (default: 4)")
+    p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    return asyncio.run(_learn(args))
+
+
+async def _learn(args: argparse.Namespace) -> int:
+    from deepbot.config import CrawlConfig
+    from deepbot.crawl.engine import Crawler
+    from deepbot.learn.crawler import Level, MapProcessor, PatternFile
+    from deepbot.learn.mapping import THRESHOLD, SiteMap
+    from deepbot.learn.patterns import navigation_patterns
+
+    common: dict[str, Any] = {"workers": args.workers, "obey_robots": not args.ignore_robots}
+    with tempfile.TemporaryDirectory(prefix="deepbot-learn-") as work:
+        # The sample first: every page of the mapping is compared with it.
+        sample_config = CrawlConfig(seeds=(args.sample,), depth=0, store=Path(work) / "sample.sqlite",
+                                    **common)
+        async with Crawler(sample_config) as crawler:
+            read = [doc async for doc in crawler.run()]
+        sample = read[0] if read else None
+        if sample is None or not sample.html:
+            raise ConfigError(f"--sample {args.sample}: the page could not be read")
+        sitemap = SiteMap(sample.html, threshold=args.threshold or THRESHOLD)
+        map_config = CrawlConfig(seeds=(args.entry,), depth=args.depth, max_pages=args.max_pages,
+                                 store=Path(work) / "map.sqlite", **common)
+        async with Crawler(map_config, processors=[MapProcessor(sitemap)]) as crawler:
+            async for _ in crawler.run():
+                pass
+            fetched = crawler.stats.fetched
+    paths = list(sitemap.target_paths())
+    patterns = navigation_patterns(paths)
+    print(f"Mapped {fetched} pages from {args.entry}: {len(sitemap.targets)} built like the sample "
+          f"(RTDM similarity ≥ {sitemap.threshold}).")
+    if not patterns:
+        print("deepbot learn: no page reachable from the entry page is built like the sample; "
+              "try a lower --threshold or a larger --depth", file=sys.stderr)
+        return 1
+    best = patterns[0]
+    counts = [sum(1 for path in paths if len(path) == len(best.levels) and best.matches(i, path[i]))
+              for i in range(len(best.levels))]
+    levels = tuple(Level(follow=regexes, matched=n) for regexes, n in zip(best.levels, counts, strict=True))
+    found = PatternFile(sample=args.sample, entry=args.entry, threshold=sitemap.threshold, levels=levels,
+                        targets=best.targets, mapped=fetched)
+    text = ("# A navigation pattern: from the entry page, follow at each level the links matching one of\n"
+            "# its regexes (Python re, whole URL); the last level's pages are the targets. Edit freely;\n"
+            "# run it with: deepbot crawl --pattern " + str(args.output) + "\n")
+    text += yaml.safe_dump(found.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=120)
+    args.output.write_text(text, encoding="utf-8")
+    print(f"The pattern reaches {best.targets} of them in {len(best.levels)} levels:")
+    for n, regexes in enumerate(best.levels, 1):
+        print(f"  level {n}: " + "  |  ".join(regexes))
+    if len(patterns) > 1:
+        rest = sum(p.targets for p in patterns[1:])
+        print(f"({len(patterns) - 1} other path shapes reach {rest} more; see the map with a larger --depth)")
+    print(f"Written to {args.output}. Crawl with: deepbot crawl --pattern {args.output} --store S")
+    return 0

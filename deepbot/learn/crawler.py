@@ -1,0 +1,122 @@
+"""The generated crawler and how it is learned: two processors in the crawl's chain, and
+the pattern file a person reads and edits.
+
+- ``MapProcessor`` (``deepbot learn``): during a breadth-first crawl from the entry
+  point, records each page's parent and its RTDM similarity to the sample (a
+  ``SiteMap``); nothing is stored.
+- ``PatternProcessor`` (``deepbot crawl --pattern``): the crawler of Vidal et al.'s
+  Figure 9. A page at level i keeps only the links its level's regexes match; a page
+  of the last level is a target, stored if it is built like the sample (RTDM), so
+  precision holds when a pattern over-generalises; no other page is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from pathlib import Path
+
+from pydantic import Field
+
+from deepbot.config.yamlfile import load_model
+from deepbot.content.filters import Decision
+from deepbot.content.postprocess import ProcessContext
+from deepbot.errors import ConfigError
+from deepbot.learn.mapping import THRESHOLD, SiteMap
+from deepbot.learn.patterns import NavigationPattern
+from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
+from deepbot.models import Frozen
+from deepbot.routes import Via
+
+SAMPLE_WAIT_S = 60.0  # a target waits this long at most for the sample page to be read
+
+
+class Level(Frozen):
+    """The links followed from a page of one level: regexes (``re.fullmatch``)."""
+
+    follow: tuple[str, ...] = Field(min_length=1)
+    matched: int = 0  # links that matched while learning (for the person who edits)
+
+
+class PatternFile(Frozen):
+    """A navigation pattern as ``deepbot learn`` writes it and ``crawl --pattern`` reads it."""
+
+    sample: str
+    entry: str
+    threshold: float = Field(THRESHOLD, gt=0, le=1)
+    levels: tuple[Level, ...] = Field(min_length=1)
+    targets: int = 0  # target pages the pattern reached while learning
+    mapped: int = 0  # pages the mapping fetched
+
+    def pattern(self) -> NavigationPattern:
+        return NavigationPattern(tuple(level.follow for level in self.levels), self.targets)
+
+
+def load_pattern(path: str | Path) -> PatternFile:
+    """A pattern file, validated (file, line and field in every error); regexes compiled."""
+    found = load_model(path, PatternFile, ConfigError, "a navigation pattern")
+    for n, level in enumerate(found.levels):
+        for regex in level.follow:
+            try:
+                re.compile(regex)
+            except re.error as exc:
+                raise ConfigError(f"{path}: levels[{n}].follow: invalid regular expression {regex!r}: "
+                                  f"{exc}") from None
+    return found
+
+
+class MapProcessor:
+    """Feeds a SiteMap with every page of the mapping crawl; stores nothing."""
+
+    name = "site-map"
+
+    def __init__(self, sitemap: SiteMap) -> None:
+        self.sitemap = sitemap
+        self._urls: dict[str, str] = {}  # route key -> the URL of its page
+
+    async def process(self, ctx: ProcessContext) -> ProcessContext | None:
+        route, doc = ctx.route, ctx.document
+        self._urls[route.key] = doc.final_url
+        parent = self._urls.get(route.parent) if route.parent else None
+        if doc.html:
+            await asyncio.to_thread(self.sitemap.add, doc.final_url, parent, doc.html)
+        return ctx.widened(relevance=Decision(False, "mapped", "deepbot learn stores nothing"))
+
+
+class PatternProcessor:
+    """Follows the pattern's links level by level; stores the targets built like the sample."""
+
+    name = "navigation-pattern"
+
+    def __init__(self, pattern: PatternFile) -> None:
+        self.file = pattern
+        self.pattern = pattern.pattern()
+        self._classes = Classes()
+        self._sample: PageTree | None = None
+        self._sample_read = asyncio.Event()
+        self.rejected = 0  # last-level pages not built like the sample
+
+    async def process(self, ctx: ProcessContext) -> ProcessContext | None:
+        route, doc = ctx.route, ctx.document
+        if route.via is Via.SEED and route.url == self.file.sample:
+            self._sample = tree_of(doc.html, self._classes)
+            self._sample_read.set()
+            ctx.routes.clear()  # the sample is read, not crawled from
+            return None
+        level = route.depth
+        last = len(self.pattern.levels)
+        if level < last:
+            kept = [r for r in ctx.routes if r.via is Via.LINK and self.pattern.matches(level, r.url)]
+            ctx.routes[:] = kept
+            return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level} of the pattern"))
+        ctx.routes.clear()
+        with contextlib.suppress(TimeoutError):  # read first (a seed), unless it failed
+            await asyncio.wait_for(self._sample_read.wait(), SAMPLE_WAIT_S)
+        if self._sample is None or not doc.html:
+            return ctx.widened(relevance=Decision(False, "no-sample", "the sample page could not be read"))
+        alike = similarity(self._sample, tree_of(doc.html, self._classes))
+        if alike < self.file.threshold:
+            self.rejected += 1
+            return ctx.widened(relevance=Decision(False, "unlike-sample", f"RTDM similarity {alike:.2f}"))
+        return None
