@@ -13,12 +13,16 @@ import asyncio
 import logging
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from deepbot.errors import ConfigError
+
+if TYPE_CHECKING:
+    from deepbot.learn.crawler import PatternFile
 
 
 def register(sub: Any) -> None:
@@ -47,25 +51,41 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_learn(args))
 
 
-async def _learn(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class Learned:
+    """What a learning run found: the pattern (None when no target was reachable) and counts."""
+
+    pattern: PatternFile | None
+    mapped: int  # pages the mapping fetched
+    targets: int  # pages built like the sample
+    other_shapes: int  # path shapes beside the chosen one
+    other_targets: int  # targets only they reach
+
+
+async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_pages: int = 2000,
+                        threshold: float | None = None, workers: int = 4, obey_robots: bool = True,
+                        user_agent: str | None = None) -> Learned:
+    """Read the sample, map the site from ``entry``, and generate the navigation pattern."""
     from deepbot.config import CrawlConfig
     from deepbot.crawl.engine import Crawler
     from deepbot.learn.crawler import Level, MapProcessor, PatternFile
     from deepbot.learn.mapping import THRESHOLD, SiteMap
     from deepbot.learn.patterns import navigation_patterns
 
-    common: dict[str, Any] = {"workers": args.workers, "obey_robots": not args.ignore_robots}
+    common: dict[str, Any] = {"workers": workers, "obey_robots": obey_robots}
+    if user_agent:
+        common["user_agent"] = user_agent
     with tempfile.TemporaryDirectory(prefix="deepbot-learn-") as work:
         # The sample first: every page of the mapping is compared with it.
-        sample_config = CrawlConfig(seeds=(args.sample,), depth=0, store=Path(work) / "sample.sqlite",
+        sample_config = CrawlConfig(seeds=(sample_url,), depth=0, store=Path(work) / "sample.sqlite",
                                     **common)
         async with Crawler(sample_config) as crawler:
             read = [doc async for doc in crawler.run()]
         sample = read[0] if read else None
         if sample is None or not sample.html:
-            raise ConfigError(f"--sample {args.sample}: the page could not be read")
-        sitemap = SiteMap(sample.html, threshold=args.threshold or THRESHOLD)
-        map_config = CrawlConfig(seeds=(args.entry,), depth=args.depth, max_pages=args.max_pages,
+            raise ConfigError(f"--sample {sample_url}: the page could not be read")
+        sitemap = SiteMap(sample.html, threshold=threshold or THRESHOLD)
+        map_config = CrawlConfig(seeds=(entry,), depth=depth, max_pages=max_pages,
                                  store=Path(work) / "map.sqlite", **common)
         async with Crawler(map_config, processors=[MapProcessor(sitemap)]) as crawler:
             async for _ in crawler.run():
@@ -73,28 +93,44 @@ async def _learn(args: argparse.Namespace) -> int:
             fetched = crawler.stats.fetched
     paths = list(sitemap.target_paths())
     patterns = navigation_patterns(paths)
-    print(f"Mapped {fetched} pages from {args.entry}: {len(sitemap.targets)} built like the sample "
-          f"(RTDM similarity ≥ {sitemap.threshold}).")
     if not patterns:
-        print("deepbot learn: no page reachable from the entry page is built like the sample; "
-              "try a lower --threshold or a larger --depth", file=sys.stderr)
-        return 1
+        return Learned(None, fetched, len(sitemap.targets), 0, 0)
     best = patterns[0]
     counts = [sum(1 for path in paths if len(path) == len(best.levels) and best.matches(i, path[i]))
               for i in range(len(best.levels))]
     levels = tuple(Level(follow=regexes, matched=n) for regexes, n in zip(best.levels, counts, strict=True))
-    found = PatternFile(sample=args.sample, entry=args.entry, threshold=sitemap.threshold, levels=levels,
+    found = PatternFile(sample=sample_url, entry=entry, threshold=sitemap.threshold, levels=levels,
                         targets=best.targets, mapped=fetched)
+    return Learned(found, fetched, len(sitemap.targets), len(patterns) - 1,
+                   sum(p.targets for p in patterns[1:]))
+
+
+def write_pattern(found: PatternFile, path: Path) -> None:
     text = ("# A navigation pattern: from the entry page, follow at each level the links matching one of\n"
             "# its regexes (Python re, whole URL); the last level's pages are the targets. Edit freely;\n"
-            "# run it with: deepbot crawl --pattern " + str(args.output) + "\n")
+            f"# run it with: deepbot crawl --pattern {path}\n")
     text += yaml.safe_dump(found.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=120)
-    args.output.write_text(text, encoding="utf-8")
-    print(f"The pattern reaches {best.targets} of them in {len(best.levels)} levels:")
-    for n, regexes in enumerate(best.levels, 1):
-        print(f"  level {n}: " + "  |  ".join(regexes))
-    if len(patterns) > 1:
-        rest = sum(p.targets for p in patterns[1:])
-        print(f"({len(patterns) - 1} other path shapes reach {rest} more; see the map with a larger --depth)")
+    path.write_text(text, encoding="utf-8")
+
+
+async def _learn(args: argparse.Namespace) -> int:
+    learned = await learn_pattern(args.sample, args.entry, depth=args.depth, max_pages=args.max_pages,
+                                  threshold=args.threshold, workers=args.workers,
+                                  obey_robots=not args.ignore_robots)
+    found = learned.pattern
+    threshold = found.threshold if found else (args.threshold or 0.8)
+    print(f"Mapped {learned.mapped} pages from {args.entry}: {learned.targets} built like the sample "
+          f"(RTDM similarity ≥ {threshold}).")
+    if found is None:
+        print("deepbot learn: no page reachable from the entry page is built like the sample; "
+              "try a lower --threshold or a larger --depth", file=sys.stderr)
+        return 1
+    write_pattern(found, args.output)
+    print(f"The pattern reaches {found.targets} of them in {len(found.levels)} levels:")
+    for n, level in enumerate(found.levels, 1):
+        print(f"  level {n}: " + "  |  ".join(level.follow))
+    if learned.other_shapes:
+        print(f"({learned.other_shapes} other path shapes reach {learned.other_targets} more; "
+              "edit the pattern to add their regexes)")
     print(f"Written to {args.output}. Crawl with: deepbot crawl --pattern {args.output} --store S")
     return 0

@@ -94,15 +94,21 @@ def test_focus_bench_counts_what_each_crawler_reached() -> None:
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(180)
 def test_structure_bench_scores_what_the_structure_crawl_stored() -> None:
-    rows = _bench_json(str(BENCH / "structure.py"), "--budgets", "15", timeout=110)
-    assert [(row["crawler"], row["fetched"]) for row in rows] == [("breadth-first", 15), ("structure", 15)]
-    for row in rows:
+    rows = _bench_json(str(BENCH / "structure.py"), "--budgets", "15", timeout=170)
+    first = [(row["crawler"], row["fetched"]) for row in rows[:2]]
+    assert first == [("breadth-first", 15), ("structure", 15)]
+    for row in rows[:2]:
         assert 0 <= row["players_fetched"] <= row["pages_to_last_player"] <= 15
     structure = rows[1]
     assert 0 <= structure["precision"] <= 1 and structure["recall"] == pytest.approx(
         structure["precision"] * structure["stored"] / 48, abs=1e-3)
+    # Then learn's mapping of the whole site, and the crawl of the pattern it wrote.
+    mapping, pattern = rows[2:]
+    assert mapping["crawler"] == "learn (mapping)" and mapping["players_fetched"] == 48
+    assert pattern["recall"] == pytest.approx(pattern["precision"] * pattern["stored"] / 48, abs=1e-3)
+    assert pattern["fetched"] >= pattern["stored"]
 
 
 @pytest.mark.timeout(120)
