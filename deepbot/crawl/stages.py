@@ -67,8 +67,10 @@ def classify(visited: Visited, *, logged_out: Callable[[Route, SessionState, Pag
     login has ended (CrawlSession.logged_out); ``claim(identity, route key)``: whether the
     route is the first to reach a page (the frontier's claim_page, kept across a resume)."""
     route, snapshot = visited.route, visited.snapshot
-    if in_scope is not None and not (decision := in_scope(snapshot.url)).keep:
-        # Wherever the browser was sent, what it found there is neither stored nor followed.
+    # Wherever the browser was sent, what it found off scope is neither stored nor followed.
+    # A seed is in scope wherever it lands: the person named it (include/exclude choose the
+    # links to follow from it).
+    if route.via is not Via.SEED and in_scope is not None and not (decision := in_scope(snapshot.url)).keep:
         return Classified(Verdict.OFF_SCOPE, route, f"{decision.reason}: {snapshot.url[:200]}")
     if snapshot.challenge is not None:
         return Classified(Verdict.BOT_CHECK, route, f"bot check: {snapshot.challenge}")
