@@ -16,8 +16,11 @@ become the deepest node of the *Regex tree* that matches them all:
     │   └── [0-9]+          digits
     └── [^A-Za-z0-9/?#]     one other character
 
-The same token everywhere stays literal. When the middles have different numbers of
-tokens (slugs of several words), the middle becomes the class of the characters they use.
+The same token everywhere stays literal. Two distinct words at one level stay literal
+too, as alternatives (``(?:teams|matches)``): they name sections, and ``[a-z]+`` would
+lead the crawl into every other section; three or more generalise (genres, initials).
+When the middles have different numbers of tokens (slugs of several words), the middle
+becomes the class of the characters they use.
 Prefixes and suffixes end between tokens, so ``/2023`` and ``/2024`` give ``/[0-9]+``.
 
 The Target Pages Map gives, for every target, the path of links from the entry page to
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 K = 2  # URLs differing in at most this many levels are alike
+MAX_ALTERNATIVES = 2  # so many distinct words (3+ letters) at a level stay literal: (?:teams|matches)
 
 _TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]")
 
@@ -115,6 +119,11 @@ def _level_regex(values: Sequence[str]) -> str:
     backwards = [v[::-1] for v in rest]
     suffix = rest[0][len(rest[0]) - _snap(backwards, len(_common_prefix(backwards))):] if rest[0] else ""
     middles = [v[: len(v) - len(suffix)] for v in rest]
+    words = sorted(set(middles))
+    if len(words) <= MAX_ALTERNATIVES and all(len(w) >= 3 and w.isalpha() and w.isascii() for w in words):
+        # Two words at one level are sections of the site ("teams", "matches"), not ids:
+        # keep them, so the pattern does not walk into a third section ("news").
+        return re.escape(prefix) + "(?:" + "|".join(words) + ")" + re.escape(suffix)
     tokens = [_TOKEN.findall(m) for m in middles]
     if len({len(t) for t in tokens}) == 1 and tokens[0]:  # the tokens line up: one regex per position
         middle = "".join(token_regex([t[j] for t in tokens]) for j in range(len(tokens[0])))
