@@ -384,7 +384,10 @@ def read_texts(
     # alone ("newsletter subscribe", "ftr emailsignup").
     evidence = _distinct([*evidence, *_each_word(evidence, Evidence.FORM)])
     free, repeat = free_text(form), confirming(form)
-    whole = list(evidence)
+    # The path a form is sent to is a bag of keywords too ("/account/forgot-password",
+    # "/newsletter/inscription"), of the form alone: one of its words is not what the form's
+    # free field holds (an e-mail box posted to /forgot-password is not a password).
+    whole = _distinct([*evidence, *_each_word(evidence, Evidence.ACTION)])
     if free is not None:  # its caption, not what says what it holds (name, type, placeholder)
         layout = layouts[form.fields.index(free)]
         caption = [FieldText(text=link.text, evidence=link.evidence) for link in layout.texts]

@@ -59,6 +59,10 @@ STOPWORDS = frozenset(
     og af til din dit
     и в на по для с ваш ваша ваше
     """.split()  # noqa: SIM905
+) | frozenset(
+    # "me" in those languages, as "Remember me" is "remember": "Запомнить меня", "Se souvenir
+    # de moi", "Angemeldet bleiben", "Husk mig", "Onthoud mij", "Lembrar de mim"
+    ["moi", "mich", "mi", "mim", "mig", "mij", "меня", "мне"]
 )
 
 _SPLIT = re.compile(r"[\W_]+", re.UNICODE)
