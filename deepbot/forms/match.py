@@ -141,6 +141,10 @@ def name_words(name: str) -> str:
         return ABBREVIATIONS[raw[0]]
     words = [ABBREVIATIONS.get(w, w) for w in raw if len(w) > 1]
     kept = [w for w in words if w not in _NOISE]
+    if any(len(w) > 2 for w in kept):
+        # beside a word, two letters are a prefix of the code, not a word ("fp_email",
+        # "nl_firstname", "tx_powermail"): they would only dilute it
+        kept = [w for w in kept if len(w) > 2 or w in ABBREVIATIONS.values()]
     return " ".join(kept or words[-1:])
 
 

@@ -65,6 +65,9 @@ def test_name_words() -> None:
     assert name_words("search_text") == "search"  # "text" and "string" name no content
     assert name_words("txtSearchTitle") == "search title"
     assert name_words("x") == ""
+    # beside a word, two letters are a code's prefix: "fp_email" is an e-mail
+    assert name_words("fp_email") == "email"
+    assert name_words("nl_firstname") == "first name"
 
 
 def test_assignment_rule_prefers_covering_every_field() -> None:
