@@ -15,10 +15,10 @@ pool gets one CDP session of its own (made on its first route, kept with the pag
   a submission's, with its redirects) goes on at once. One the page starts by itself
   (a meta refresh, ``location.reload()`` in a timer, ``location = …``) waits for the
   host's politeness first (``pace``: the crawl's delay between two requests to one
-  host) and counts: past ``max_self_navigations`` in one route it is aborted (the
-  document shown stays), and so is any between routes, when no route is running. A
-  page that reloads itself every 100 ms thus costs its host at most that many requests
-  a route, spaced as any other.
+  host) and counts: past ``max_self_navigations`` in one route, or after it until the
+  next route starts (the tab stays open between routes, its timers running), it is
+  aborted and the document shown stays. A page that reloads itself every 100 ms thus
+  costs its host at most that many requests a route, spaced as any other.
 
 Iframes' own documents are not counted (a page with many frames is no attack).
 """
@@ -52,7 +52,8 @@ class PageGuard:
     def __init__(self, page: Page, session: CDPSession) -> None:
         self.page = page
         self.session = session
-        self.bounds: Bounds | None = None  # None: no route running
+        self.bounds: Bounds | None = None  # None: no route has started yet
+        self.running = False  # a route's visit is in progress (its steps may be acting)
         self.max_self_navigations = MAX_SELF_NAVIGATIONS
         self.pace: Pace | None = None
         self.tripped: str | None = None  # why the route's page was closed
@@ -82,7 +83,12 @@ class PageGuard:
 
     def start(self, bounds: Bounds, *, pace: Pace | None = None,
               max_self_navigations: int = MAX_SELF_NAVIGATIONS) -> None:
+        """A route begins: the counts start again. A navigation of the last route's page
+        still waiting for its host's turn is aborted (this route's own replaces it)."""
+        for task in list(self._waiting):
+            task.cancel()
         self.bounds, self.pace, self.max_self_navigations = bounds, pace, max_self_navigations
+        self.running = True
         self.tripped = None
         self.self_navigations = self.refused = 0
         self._own.clear()
@@ -90,11 +96,10 @@ class PageGuard:
         self._urls.clear()
 
     def finish(self) -> None:
-        """The route is over: what the page starts from now on is refused; a navigation still
-        waiting for its host's turn is aborted."""
-        self.bounds = self.pace = None
-        for task in list(self._waiting):
-            task.cancel()
+        """The route's visit is over. Its page stays open (the crawl's processors read it,
+        then it waits for the next route): what it asks for by itself still counts."""
+        self.running = False
+        self._allowance = 0
 
     @contextlib.contextmanager
     def acting(self, steps: int) -> Iterator[None]:
@@ -152,8 +157,11 @@ class PageGuard:
         if event.get("frameId") != self._main_frame or self._owned(str(event.get("networkId", request_id))):
             self._spawn(self._go_on(request_id))
             return
+        if self.bounds is None:  # not a route's page yet: nothing to count against
+            self._spawn(self._go_on(request_id))
+            return
         self.self_navigations += 1
-        if self.bounds is None or self.self_navigations > self.max_self_navigations:
+        if self.self_navigations > self.max_self_navigations:
             self.refused += 1
             if self.refused == 1:
                 log.info("%s navigates by itself again and again: its navigations are stopped", url[:200])
@@ -163,7 +171,7 @@ class PageGuard:
 
     def _owned(self, network_id: str) -> bool:
         """The route's steps asked for this document (a redirect keeps its network id)."""
-        if self.bounds is None:
+        if not self.running:
             return False
         if network_id in self._own:
             return True
