@@ -121,7 +121,7 @@ def test_the_streamed_download_inflates_within_the_bounds(hostile: Hostile) -> N
     text = b"a page of words, compressed as servers do\n" * 2000
     hostile.routes["/fine"] = streamed("text/plain", 0, sent, encoding="gzip", body=_gzip([text]))
     hostile.routes["/bomb"] = streamed("application/octet-stream", 0, sent, encoding="gzip",
-                                       body=zeros_gzip(20 * _MB))
+                                       body=zeros_gzip(5 * _MB))
     hostile.routes["/big"] = streamed("application/octet-stream", 100 * _MB, sent)
     got = asyncio.run(fetch(hostile.url("/fine"), Bounds()))
     assert got.status == 200 and got.body == text
@@ -132,3 +132,26 @@ def test_the_streamed_download_inflates_within_the_bounds(hostile: Hostile) -> N
         asyncio.run(fetch(hostile.url("/big"), Bounds(max_bytes=_MB)))
     assert sent.bytes < 30 * _MB
 
+
+
+async def test_the_download_keeps_to_the_egress_rules_and_the_bounds_behind_the_proxy() -> None:
+    from deepbot.browser.egress import BLOCKED_HEADER, EgressProxy
+
+    seed, internal = Hostile(), Hostile()
+    sent = Sent()
+    seed.routes["/bomb"] = streamed("application/octet-stream", 0, sent, encoding="gzip",
+                                    body=zeros_gzip(5 * _MB))
+    internal.routes["/secret"] = html("the internal secret")
+    try:
+        async with EgressProxy(allowed_origins=(("127.0.0.1", seed.port),)) as proxy:
+            through = f"http://127.0.0.1:{proxy.port}"
+            # --block-private: the seed's own origin is reached through the proxy, bounded all the same...
+            with pytest.raises(TooLarge, match="response too large"):
+                await fetch(seed.url("/bomb"), Bounds(), proxy=through)
+            # ...and another service on this machine is refused, as the browser's requests are.
+            refused = await fetch(internal.url("/secret"), Bounds(), proxy=through)
+        assert refused.status == 403 and refused.headers.get(BLOCKED_HEADER.lower()) == "blocked"
+        assert b"secret" not in refused.body
+    finally:
+        seed.close()
+        internal.close()
