@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import signal
 import sys
@@ -48,6 +49,12 @@ from common import become_subreaper, measure, parse_only
 
 _MB = 1 << 20
 _CHUNK = 256 * 1024
+
+
+@functools.cache
+def _bomb(size: str) -> bytes:
+    """Made when a probe first asks for it: a gigabyte of zeros takes seconds to compress."""
+    return gzip_of_zeros({"1m": _MB, "300k": 300 * 1024}[size])
 
 
 def gzip_of_zeros(size: int) -> bytes:
@@ -98,7 +105,6 @@ class ProbeServer:
     """The probes' answers on 127.0.0.1, with a count of the requests of each path."""
 
     def __init__(self) -> None:
-        self.bombs = {"1m": gzip_of_zeros(_MB), "300k": gzip_of_zeros(300 * 1024)}
         self.hits: dict[str, int] = {}
         owner = self
 
@@ -130,7 +136,7 @@ class ProbeServer:
             self._send(handler, "text/html", [_fetching("/blob-" + "-".join(kind[1:]))])
         elif kind[0] in ("page", "download", "blob") and kind[1] == "bomb":
             ctype = "text/plain" if kind[0] == "page" else "application/octet-stream"
-            self._send(handler, ctype, [self.bombs[kind[2]]], encoding="gzip")
+            self._send(handler, ctype, [_bomb(kind[2])], encoding="gzip")
         elif kind[0] in ("page", "download", "blob") and kind[1] == "400m":
             ctype = "text/plain" if kind[0] == "page" else "application/octet-stream"
             self._send(handler, ctype, _plain(400 * _MB), length=400 * _MB)
