@@ -16,7 +16,7 @@ from playwright.async_api import BrowserContext, Frame, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
 import nseql
-from deepbot.browser import fetches
+from deepbot.browser import bounded, fetches
 from deepbot.browser.failures import browser_error, is_crash
 from deepbot.browser.failures import translated as translated  # the visit's one wrapper, re-exported
 from deepbot.errors import BrowserError
@@ -128,12 +128,15 @@ async def body(response: Response, cap: int) -> bytes | None:
     return None
 
 
-async def fetch(context: BrowserContext, url: str, cap: int) -> tuple[bytes, int, dict[str, str]]:
-    """The body (at most ``cap`` bytes), status and headers of ``url``, in the context's session."""
+async def fetch(context: BrowserContext, page: Page, url: str, bounds: bounded.Bounds, *,
+                proxy: str | None = None) -> tuple[bytes, int, dict[str, str]]:
+    """The body, status and headers of ``url``, in the context's session (its cookies and
+    user agent), read as it arrives within ``bounds`` (bounded.fetch: TooLarge past them).
+    Not Playwright's request API: it hands a body over only whole, inflated in memory.
+    (What the answer sets in cookies is not kept: a file's download ends the route.)"""
     with translated():
-        api = await context.request.get(url, max_redirects=5, timeout=30_000)
-        try:
-            data = await api.body()
-            return data[:cap], api.status, {k.lower(): v for k, v in api.headers.items()}
-        finally:
-            await api.dispose()
+        cookies = await context.cookies(url)
+        agent = str(await page.evaluate("navigator.userAgent"))
+    cookie = "; ".join(f"{c.get('name', '')}={c.get('value', '')}" for c in cookies)
+    got = await bounded.fetch(url, bounds, cookie=cookie, user_agent=agent, proxy=proxy)
+    return got.body, got.status, got.headers

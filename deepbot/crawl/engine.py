@@ -53,7 +53,8 @@ log = logging.getLogger("deepbot.crawl")
 
 # Errors a retry cannot fix.
 _PERMANENT = ("ERR_TOO_MANY_REDIRECTS", "ERR_UNSAFE_REDIRECT", "ERR_INVALID_URL", "ERR_UNKNOWN_URL_SCHEME",
-              "ERR_BLOCKED_BY_CLIENT")  # the last: a video or font URL, which the pool blocks
+              "ERR_BLOCKED_BY_CLIENT",  # a video or font URL, which the pool blocks
+              "response too large")  # browser.bounded: it would be as large again
 _HOLD_AT_MOST = 2.0  # seconds a worker may wait for a host before giving the route back
 _QUEUED_CACHE = 200_000  # route keys remembered as "already in the frontier" (~25 MB at most)
 
@@ -187,6 +188,8 @@ class Crawler:
         elif self.config.proxy is not None:
             extra_args = (f"--proxy-server={self.config.proxy}",)
             self.robots.fetcher = UrllibFetcher(self.config.user_agent, proxy=self.config.proxy)
+        proxy = f"http://127.0.0.1:{self.egress.port}" if self.egress is not None else self.config.proxy
+        self._options = self._options.model_copy(update={"proxy": proxy})  # for the crawl's own downloads
         settings = BrowserSettings(
             extra_args=extra_args, headless=self.config.headless, block_images=self.config.block_images,
             block_media=self.config.block_media, user_agent=self.config.user_agent,
@@ -328,7 +331,8 @@ class Crawler:
         # So is a retry: the route may have failed for a page whose script never ends, which
         # in a shared renderer holds up every page there (pool.py).
         async with self.pool.slot(private=route.domain is not None or retry) as slot:
-            visited = Visited(route, session, await visit(route, session, slot, self._options))
+            visited = Visited(route, session, await visit(route, session, slot, self._options,
+                                                          pace=self.politeness.turn))
             snapshot = visited.snapshot
             # A bot check in front of the site is a refusal, like a 429: the host is paused,
             # the route retried later, and the check never stored as the page.

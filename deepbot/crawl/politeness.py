@@ -1,7 +1,8 @@
 """Politeness: how often and how many at once the crawler asks one host for a page.
 
 The engine wraps each visit in ``async with politeness.slot(url) as host:`` and
-reports the answer with ``host.record(status, retry_after)``. Per host:
+reports the answer with ``host.record(status, retry_after)``; a document the page
+fetches by itself during the visit waits for ``turn(url)`` (browser.guard). Per host:
 
 - at most ``per_host`` visits at once (default 2: one page loading while the last
   one is processed keeps a worker busy, and with images, media and fonts blocked a
@@ -160,6 +161,22 @@ class Politeness:
             self._give_back(key, host)
             raise
         return granted
+
+    async def turn(self, url: str) -> None:
+        """Wait until ``url``'s host may be asked again, then count the request as its latest.
+        For a request the crawl does not choose but must answer for: a document the page
+        of a route in flight fetches by itself (a reload in a timer, a meta refresh). The
+        route already holds its host's slot, so no slot is taken."""
+        key = host_key(url)
+        delay = self._spacing(url)
+        host = self._hosts.get(key)
+        if not key or (host is None and delay <= 0):
+            return  # nobody to be polite to, or nothing to wait for
+        if host is None:
+            host = self._hosts[key] = _Host(asyncio.Semaphore(self.per_host))
+        while (wait := max(host.last_start + delay, host.paused_until) - self._clock()) > 0:
+            await asyncio.sleep(wait)
+        host.last_start, host.spacing = self._clock(), delay
 
     def release(
         self, granted: HostSlot, status: int | None = None, retry_after: str | float | None = None

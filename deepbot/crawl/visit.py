@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import nseql
-from deepbot.browser import fetches
+from deepbot.browser import bounded, fetches, guard
 from deepbot.browser import page as tab
 from deepbot.browser.failures import browser_error
 from deepbot.browser.page import blank as _blank
@@ -22,7 +22,7 @@ from deepbot.browser.pool import Slot
 from deepbot.content import challenge
 from deepbot.crawl.harvest import SCRIPT as _HARVEST_JS
 from deepbot.crawl.harvest import Challenge, Consent, Harvest, decoded
-from deepbot.errors import CaptchaShown, ElementUnusable, FormError
+from deepbot.errors import CaptchaShown, DeepBotError, ElementUnusable, FormError
 from deepbot.models import Frozen as _Frozen
 from deepbot.routes import PageSnapshot, Route, SessionState, parsed
 
@@ -47,7 +47,14 @@ class VisitOptions(_Frozen):
     route_timeout_ms: int = 0
     scroll_quiet_ms: int = 250  # after a scroll: the DOM still this long means nothing more comes
     dismiss_overlays: bool = True  # click away cookie banners and consent walls (refusing, if it can)
-    max_body_bytes: int = 20_000_000
+    # A response is given up ("response too large", the route fails for good) as soon as it
+    # passes max_body_bytes, or inflates more than max_inflation times past 1 MB (browser.bounded).
+    max_body_bytes: int = bounded.MAX_BODY_BYTES
+    max_inflation: float = bounded.MAX_RATIO
+    # Documents the page may fetch by itself in one route (a meta refresh, a reload in a
+    # timer), each after the host's politeness delay; past it they are stopped (browser.guard).
+    max_self_navigations: int = guard.MAX_SELF_NAVIGATIONS
+    proxy: str | None = None  # the crawl's proxy (the egress proxy of --block-private), for downloads
     submit_wait_ms: int = 3_000  # how long a submission may take to change the page
     quiet_ms: int = 150  # after a click or submission: the DOM still this long means it is done
     # Any page: fetch/XHR still unanswered when it has loaded (a shell that fetches its
@@ -64,8 +71,35 @@ def is_html(content_type: str) -> bool:
     return content_type.split(";")[0].strip().lower() in _HTML_TYPES
 
 
-async def visit(route: Route, session: SessionState, slot: Slot, options: VisitOptions) -> PageSnapshot:
-    """Restore ``session`` in ``slot``, run the route's steps, capture the page."""
+async def visit(route: Route, session: SessionState, slot: Slot, options: VisitOptions, *,
+                pace: guard.Pace | None = None) -> PageSnapshot:
+    """Restore ``session`` in ``slot``, run the route's steps, capture the page.
+
+    ``pace``: waits until a URL's host may be asked again (the crawl's politeness), for the
+    documents the page fetches by itself. A response past the options' bounds closes the
+    page and fails the route with TooLarge (browser.guard).
+    """
+    with tab.translated():
+        watch = await guard.watch(slot.page)
+    watch.start(_bounds(options), pace=pace, max_self_navigations=options.max_self_navigations)
+    try:
+        snapshot = await _visit(route, session, slot, options)
+    except (DeepBotError, nseql.StepError) as exc:
+        if watch.tripped is not None:
+            raise bounded.TooLarge(watch.tripped) from exc
+        raise
+    finally:
+        watch.finish()
+    if watch.tripped is not None:  # a subresource, after the page was read
+        raise bounded.TooLarge(watch.tripped)
+    return snapshot
+
+
+def _bounds(options: VisitOptions) -> bounded.Bounds:
+    return bounded.Bounds(options.max_body_bytes, options.max_inflation)
+
+
+async def _visit(route: Route, session: SessionState, slot: Slot, options: VisitOptions) -> PageSnapshot:
     page = slot.page
     origins: set[str] = set()
 
@@ -105,18 +139,20 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
             result: nseql.RunResult | None = None
             try:
                 # The load event is waited for (bounded) after each navigation, by the run itself.
-                result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
-                                         navigation_timeout_ms=options.step_timeout_ms,
-                                         load_timeout_ms=options.settle_timeout_ms,
-                                         on_action=action.started if route.acts_on is not None else None)
+                with guard.acting(page, len(program.steps)):  # the documents its steps ask for are its own
+                    result = await nseql.run(program, page, step_timeout_ms=options.step_timeout_ms,
+                                             navigation_timeout_ms=options.step_timeout_ms,
+                                             load_timeout_ms=options.settle_timeout_ms,
+                                             on_action=action.started if route.acts_on is not None else None)
                 settled = result.loaded
             except nseql.StepError as exc:
                 if exc.kind is not nseql.Failure.DOWNLOAD:
                     raise
                 # Chromium hands what it cannot show (a zip; a PDF, in the headless shell,
                 # which has no viewer) to its download manager: fetch the same URL with the
-                # context's cookies instead.
-                download = await tab.fetch(slot.context, route.url, options.max_body_bytes)
+                # context's cookies instead, read as it comes within the bounds.
+                download = await tab.fetch(slot.context, page, route.url, _bounds(options),
+                                           proxy=options.proxy)
             submitted = None
             main = result.response if result else None
             if route.submit:
@@ -139,7 +175,8 @@ async def visit(route: Route, session: SessionState, slot: Slot, options: VisitO
                 body = await tab.body(main, options.max_body_bytes)
                 if "pdf" in content_type and not (body or b"").startswith(b"%PDF"):
                     # Chromium shows PDFs in its viewer, whose page is not the file: fetch the bytes.
-                    body, _, _ = await tab.fetch(slot.context, page.url, options.max_body_bytes)
+                    body, _, _ = await tab.fetch(slot.context, page, page.url, _bounds(options),
+                                                 proxy=options.proxy)
                 return PageSnapshot(url=page.url, status=status, content_type=content_type, body=body,
                                     title=await page.title(), session=await _capture(slot, [], origins),
                                     settled=settled, headers=headers)
@@ -307,8 +344,9 @@ async def _submit(page: Page, candidates: tuple[str, ...],
             tried.append(f"{candidate.strip()}: covered by another element for {cover_ms} ms")
             continue
         try:
-            run = await nseql.run(nseql.Program.of(step), page, step_timeout_ms=options.step_timeout_ms,
-                                  navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
+            with guard.acting(page):
+                run = await nseql.run(nseql.Program.of(step), page, step_timeout_ms=options.step_timeout_ms,
+                                      navigation_timeout_ms=options.step_timeout_ms, load_timeout_ms=0)
         except nseql.StepError as exc:
             tried.append(f"{candidate.strip()}: {exc.reason}")
             continue
@@ -335,10 +373,11 @@ async def _dismiss(page: Page, consent: Consent, options: VisitOptions, action: 
     comment = "".join(ch for ch in f"overlay: {consent.text}" if ch.isprintable())
     step = nseql.Dismiss(consent.selector, comment=comment.strip())
     try:
-        await nseql.run(nseql.Program.of(step), page,
-                        step_timeout_ms=min(options.step_timeout_ms, options.submit_wait_ms),
-                        navigation_timeout_ms=options.step_timeout_ms,
-                        load_timeout_ms=options.settle_timeout_ms, on_action=action.started)
+        with guard.acting(page):
+            await nseql.run(nseql.Program.of(step), page,
+                            step_timeout_ms=min(options.step_timeout_ms, options.submit_wait_ms),
+                            navigation_timeout_ms=options.step_timeout_ms,
+                            load_timeout_ms=options.settle_timeout_ms, on_action=action.started)
     except nseql.StepError as exc:
         if exc.kind is nseql.Failure.CLOSED:
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -58,6 +59,22 @@ def redirect(location: str) -> Answer:
         handler.send_header("Location", location)
         handler.send_header("Content-Length", "0")
         handler.end_headers()
+
+    return answer
+
+
+def html(body: str, *, head: str = "", hits: list[float] | None = None) -> Answer:
+    """An HTML page; the time of each request for it is appended to ``hits``, if given."""
+    data = f"<!doctype html><html><head>{head}<title>t</title></head><body>{body}</body></html>".encode()
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        if hits is not None:
+            hits.append(time.monotonic())
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
 
     return answer
 
