@@ -217,13 +217,18 @@ class Crawler:
         routes = []
         for seed in self.config.seeds:
             steps = navigate_step(seed)
-            routes.append(Route(key=route_key(Via.SEED, seed), url=seed, via=Via.SEED, depth=0,
+            key = route_key(Via.SEED, seed)
+            if self.pattern is not None:  # a rerun of the generated crawler reads its seeds again
+                key = self.pattern.key(key)
+            routes.append(Route(key=key, url=seed, via=Via.SEED, depth=0,
                                 seed=seed, steps=steps, program=steps, session=self.session.start))
         return routes
 
     async def run(self) -> AsyncGenerator[Document, None]:
         """Crawl until the frontier is exhausted (or max_pages), yielding stored documents."""
         out: asyncio.Queue[Document | None] = asyncio.Queue(maxsize=max(64, self.config.workers * 4))
+        if self.pattern is not None:
+            self.pattern.begin(self.frontier)
         self.frontier.push(self.seed_routes())
         self._done_before = self.frontier.counts()[RouteState.DONE]
         workers: list[asyncio.Task[None]] = []
