@@ -120,7 +120,7 @@ async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     with realapps.serving(command, f"{base}/-/versions.json", tmp / "datasette.log"):
         sample = f"{base}/library/books/{rows // 2}"
-        learned = await learn_pattern(sample, f"{base}/", workers=2, max_pages=8 * rows)
+        learned = await learn_pattern(sample, f"{base}/", workers=2, max_pages=2 * rows)
         out.append({"crawler": "learn (mapping)", "fetched": learned.mapped, "stored": 0,
                     "precision": "—", "recall": round(learned.targets / rows, 4), "fetched_per_target": "—"})
         if learned.pattern is not None:

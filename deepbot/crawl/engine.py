@@ -81,12 +81,13 @@ class Crawler:
         by default the SQLite ones at ``config.store``, which the crawler opens and closes."""
         self.pattern: PatternProcessor | None = None
         if config.pattern is not None:  # the generated crawler: its entry and sample are the seeds
-            from deepbot.learn.crawler import PatternProcessor, load_pattern  # numpy: only for it
+            # numpy: only for the generated crawler
+            from deepbot.learn.crawler import PatternProcessor, crawl_depth, load_pattern
 
             found = load_pattern(config.pattern)
             self.pattern = PatternProcessor(found)
             config = config.model_copy(update={"seeds": (found.entry, found.sample),
-                                               "depth": len(found.levels)})
+                                               "depth": crawl_depth(found)})
         self.config = config
         self.stats = CrawlStats()
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"

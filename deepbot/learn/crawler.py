@@ -35,6 +35,17 @@ from deepbot.routes import Via
 
 SAMPLE_WAIT_S = 60.0  # a target waits this long at most for the sample page to be read
 PASS_STATE = "navigation pattern pass"  # the frontier's note of the pass a store is in
+LEVEL_HINT = "pattern level "  # a route's hint: the level of the pattern its page is at
+MAX_REPEATS = 1000  # pages of a repeating level (a pager) followed in a row at most
+
+
+def _level_of(hint: str | None) -> int:
+    return int(hint.removeprefix(LEVEL_HINT)) if hint and hint.startswith(LEVEL_HINT) else -1
+
+
+def crawl_depth(pattern: PatternFile) -> int:
+    """The link depth a pattern crawl needs: one per level, and a pager's pages besides."""
+    return len(pattern.levels) + (MAX_REPEATS if any(level.repeat for level in pattern.levels) else 0)
 
 
 class Level(Frozen):
@@ -42,6 +53,9 @@ class Level(Frozen):
 
     follow: tuple[str, ...] = Field(min_length=1)
     matched: int = 0  # links that matched while learning (for the person who edits)
+    # A pager: its links are followed again from a page it reached (page 2 → page 3 → …),
+    # and it may be skipped (the listing's first page is the previous level's).
+    repeat: bool = False
 
 
 class PatternFile(Frozen):
@@ -55,7 +69,8 @@ class PatternFile(Frozen):
     mapped: int = 0  # pages the mapping fetched
 
     def pattern(self) -> NavigationPattern:
-        return NavigationPattern(tuple(level.follow for level in self.levels), self.targets)
+        return NavigationPattern(tuple(level.follow for level in self.levels), self.targets,
+                                 frozenset(n for n, level in enumerate(self.levels) if level.repeat))
 
 
 def load_pattern(path: str | Path) -> PatternFile:
@@ -125,13 +140,19 @@ class PatternProcessor:
             if self.pass_no:  # read again for the comparisons; stored by the first pass
                 return ctx.widened(relevance=Decision(False, "sample", "stored by the first pass"))
             return None
-        level = route.depth
-        last = len(self.pattern.levels)
+        level = _level_of(route.hint) if route.via is not Via.SEED else -1  # -1: the entry page
+        last = len(self.pattern.levels) - 1
         if level < last:
-            kept = [r for r in ctx.routes if r.via is Via.LINK and self.pattern.matches(level, r.url)]
-            ctx.routes[:] = [r if r.depth >= last else r.model_copy(update={"key": self.key(r.key)})
-                             for r in kept]
-            return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level} of the pattern"))
+            kept = []
+            for child in ctx.routes:
+                nxt = self.pattern.next_level(level, child.url) if child.via is Via.LINK else None
+                if nxt is None:
+                    continue
+                # a target's key is its own in every pass; the way to it is read again in each
+                key = child.key if nxt == last else self.key(child.key)
+                kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))
+            ctx.routes[:] = kept
+            return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level + 1} of the pattern"))
         ctx.routes.clear()
         with contextlib.suppress(TimeoutError):  # read first (a seed), unless it failed
             await asyncio.wait_for(self._sample_read.wait(), SAMPLE_WAIT_S)
