@@ -8,6 +8,12 @@ front page, then ``crawl --pattern``), and reports the player pages each downloa
 (and after how many pages the last of them came), and for the structure crawls
 the precision and recall of what it stored (the paper's measures; the truth is the site's
 own URLs, not DeepBot's similarity). ``--json`` prints the rows.
+
+``--real`` runs the same crawlers on a real app instead: Datasette (``pip install -r
+bench/requirements-realapps.txt``) serving a generated catalogue of ``--rows`` books,
+whose row pages (``/library/books/N``) are the targets, reached from the home page
+through the table's pages (pagination, sort and facet links); then it adds 20 books and
+runs the pattern crawl again on the same store (the rerun must find exactly them).
 """
 
 from __future__ import annotations
@@ -77,6 +83,72 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
     return rows
 
 
+def _real_row(name: str, fetched: int, stored: set[str], truth: set[str]) -> dict[str, object]:
+    hits = len(stored & truth)
+    return {"crawler": name, "fetched": fetched, "stored": len(stored),
+            "precision": round(hits / len(stored), 4) if stored else 0.0,
+            "recall": round(hits / len(truth), 4) if truth else 1.0,
+            "fetched_per_target": round(fetched / max(hits, 1), 3)}
+
+
+async def _crawl_real(config: CrawlConfig, base: str) -> tuple[int, set[str]]:
+    async with Crawler(config) as crawler:
+        stored = {doc.final_url.removeprefix(base) async for doc in crawler.run()}
+        return crawler.stats.fetched, stored
+
+
+async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
+    """learn, the pattern crawl and its rerun, --like and breadth-first on Datasette."""
+    import sqlite3
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import realapps
+
+    from deepbot.cli.learn import learn_pattern, write_pattern
+
+    db_path = tmp / "library.db"
+    books = realapps._books(rows + 20)
+    with sqlite3.connect(db_path) as db:
+        db.execute("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, author TEXT, year INTEGER,"
+                   " genre TEXT)")
+        db.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)", books[:rows])
+    truth = {f"/library/books/{n}" for n in range(1, rows + 1)}
+    port = realapps.free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "datasette", "serve", str(db_path), "--host", "127.0.0.1",
+               "--port", str(port)]
+    out: list[dict[str, object]] = []
+    with realapps.serving(command, f"{base}/-/versions.json", tmp / "datasette.log"):
+        sample = f"{base}/library/books/{rows // 2}"
+        learned = await learn_pattern(sample, f"{base}/", workers=2, max_pages=2 * rows)
+        out.append({"crawler": "learn (mapping)", "fetched": learned.mapped, "stored": 0,
+                    "precision": "—", "recall": round(learned.targets / rows, 4), "fetched_per_target": "—"})
+        if learned.pattern is not None:
+            pattern = tmp / "pattern.yaml"
+            write_pattern(learned.pattern, pattern)
+            config = CrawlConfig(pattern=pattern, store=tmp / "pattern.sqlite", workers=2)
+            fetched, stored = await _crawl_real(config, base)
+            out.append(_real_row("pattern (crawl --pattern)", fetched, stored, truth))
+            with sqlite3.connect(db_path) as db:
+                db.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)", books[rows:])
+            added = {f"/library/books/{n}" for n in range(rows + 1, rows + 21)}
+            fetched, stored = await _crawl_real(config, base)
+            out.append(_real_row("pattern, rerun after 20 books were added", fetched, stored, added))
+            truth |= added
+        like = CrawlConfig.model_validate({"like": sample, "store": tmp / "like.sqlite", "workers": 2,
+                                           "depth": 8})
+        fetched, stored = await _crawl_real(like, base)
+        out.append(_real_row("structure (--like)", fetched, stored, truth))
+        # Breadth-first from the home page stores every page: its recall of the row pages
+        # after as many downloads as --like made.
+        bfs = CrawlConfig.model_validate({"seeds": (f"{base}/",), "store": tmp / "bfs.sqlite", "workers": 2,
+                                          "depth": 8, "max_pages": fetched})
+        bfs_fetched, bfs_stored = await _crawl_real(bfs, base)
+        row = _real_row("breadth-first, as many pages as --like", bfs_fetched, bfs_stored & truth, truth)
+        out.append(row | {"stored": len(bfs_stored), "precision": "—"})
+    return out
+
+
 async def run(budgets: list[int | None]) -> list[dict[str, object]]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,7 +164,22 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budgets", default="30,60,none", help="pages per crawl; none: the whole site")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--real", action="store_true", help="Datasette instead of the fixture site")
+    parser.add_argument("--rows", type=int, default=300, help="books in the Datasette catalogue (--real)")
     args = parser.parse_args()
+    if args.real:
+        with tempfile.TemporaryDirectory() as tmp:
+            real_rows = asyncio.run(real(args.rows, Path(tmp)))
+        if args.json:
+            print(json.dumps(real_rows, indent=2))
+            return
+        print(f"Datasette, {args.rows} books; the targets are the row pages /library/books/N\n")
+        print("| crawler | pages fetched | stored | precision | recall | fetched per target |")
+        print("|---|---|---|---|---|---|")
+        for row in real_rows:
+            print(f"| {row['crawler']} | {row['fetched']} | {row['stored']} | {row['precision']} |"
+                  f" {row['recall']} | {row['fetched_per_target']} |")
+        return
     budgets = [None if b == "none" else int(b) for b in args.budgets.split(",")]
     rows = asyncio.run(run(budgets))
     if args.json:

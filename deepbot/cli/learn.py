@@ -96,13 +96,21 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
     if not patterns:
         return Learned(None, fetched, len(sitemap.targets), 0, 0)
     best = patterns[0]
-    counts = [sum(1 for path in paths if len(path) == len(best.levels) and best.matches(i, path[i]))
-              for i in range(len(best.levels))]
-    levels = tuple(Level(follow=regexes, matched=n) for regexes, n in zip(best.levels, counts, strict=True))
+    reached = [path for path in paths if best.reaches(path)]
+    # the links each level matched on the way to the targets it reaches (a pager's, every page)
+    counts = [0] * len(best.levels)
+    for path in reached:
+        level: int | None = -1
+        for url in path:
+            level = best.next_level(level, url) if level is not None else None
+            if level is not None:
+                counts[level] += 1
+    levels = tuple(Level(follow=regexes, matched=n, repeat=i in best.repeats)
+                   for i, (regexes, n) in enumerate(zip(best.levels, counts, strict=True)))
     found = PatternFile(sample=sample_url, entry=entry, threshold=sitemap.threshold, levels=levels,
                         targets=best.targets, mapped=fetched)
-    return Learned(found, fetched, len(sitemap.targets), len(patterns) - 1,
-                   sum(p.targets for p in patterns[1:]))
+    missed = {path[-1] for path in paths} - {path[-1] for path in reached}
+    return Learned(found, fetched, len(sitemap.targets), len(patterns) - 1, len(missed))
 
 
 def write_pattern(found: PatternFile, path: Path) -> None:
@@ -128,7 +136,8 @@ async def _learn(args: argparse.Namespace) -> int:
     write_pattern(found, args.output)
     print(f"The pattern reaches {found.targets} of them in {len(found.levels)} levels:")
     for n, level in enumerate(found.levels, 1):
-        print(f"  level {n}: " + "  |  ".join(level.follow))
+        again = "  (repeats: a pager)" if level.repeat else ""
+        print(f"  level {n}: " + "  |  ".join(level.follow) + again)
     if learned.other_shapes:
         print(f"({learned.other_shapes} other path shapes reach {learned.other_targets} more; "
               "edit the pattern to add their regexes)")

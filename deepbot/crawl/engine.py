@@ -82,12 +82,13 @@ class Crawler:
         by default the SQLite ones at ``config.store``, which the crawler opens and closes."""
         self.pattern: PatternProcessor | None = None
         if config.pattern is not None:  # the generated crawler: its entry and sample are the seeds
-            from deepbot.learn.crawler import PatternProcessor, load_pattern  # numpy: only for it
+            # numpy: only for the generated crawler
+            from deepbot.learn.crawler import PatternProcessor, crawl_depth, load_pattern
 
             found = load_pattern(config.pattern)
             self.pattern = PatternProcessor(found)
             config = config.model_copy(update={"seeds": (found.entry, found.sample),
-                                               "depth": len(found.levels)})
+                                               "depth": crawl_depth(found)})
         self.config = config
         self.stats = CrawlStats()
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -220,13 +221,18 @@ class Crawler:
         routes = []
         for seed in self.config.seeds:
             steps = navigate_step(seed)
-            routes.append(Route(key=route_key(Via.SEED, seed), url=seed, via=Via.SEED, depth=0,
+            key = route_key(Via.SEED, seed)
+            if self.pattern is not None:  # a rerun of the generated crawler reads its seeds again
+                key = self.pattern.key(key)
+            routes.append(Route(key=key, url=seed, via=Via.SEED, depth=0,
                                 seed=seed, steps=steps, program=steps, session=self.session.start))
         return routes
 
     async def run(self) -> AsyncGenerator[Document, None]:
         """Crawl until the frontier is exhausted (or max_pages), yielding stored documents."""
         out: asyncio.Queue[Document | None] = asyncio.Queue(maxsize=max(64, self.config.workers * 4))
+        if self.pattern is not None:
+            self.pattern.begin(self.frontier)
         self.frontier.push(self.seed_routes())
         self._done_before = self.frontier.counts()[RouteState.DONE]
         workers: list[asyncio.Task[None]] = []

@@ -7,7 +7,10 @@ the pattern file a person reads and edits.
 - ``PatternProcessor`` (``deepbot crawl --pattern``): the crawler of Vidal et al.'s
   Figure 9. A page at level i keeps only the links its level's regexes match; a page
   of the last level is a target, stored if it is built like the sample (RTDM), so
-  precision holds when a pattern over-generalises; no other page is stored.
+  precision holds when a pattern over-generalises; no other page is stored. Run again
+  on the same store once it has finished, it is a new *pass*: the entry and the pages on
+  the way are read again (their routes' keys carry the pass), so targets added since are
+  found; the targets it stored before are known by their keys and not fetched again.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from deepbot.config.yamlfile import load_model
 from deepbot.content.filters import Decision
 from deepbot.content.postprocess import ProcessContext
 from deepbot.errors import ConfigError
+from deepbot.frontier import RouteState, RouteStore
 from deepbot.learn.mapping import THRESHOLD, SiteMap
 from deepbot.learn.patterns import NavigationPattern
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
@@ -30,6 +34,18 @@ from deepbot.models import Frozen
 from deepbot.routes import Via
 
 SAMPLE_WAIT_S = 60.0  # a target waits this long at most for the sample page to be read
+PASS_STATE = "navigation pattern pass"  # the frontier's note of the pass a store is in
+LEVEL_HINT = "pattern level "  # a route's hint: the level of the pattern its page is at
+MAX_REPEATS = 1000  # pages of a repeating level (a pager) followed in a row at most
+
+
+def _level_of(hint: str | None) -> int:
+    return int(hint.removeprefix(LEVEL_HINT)) if hint and hint.startswith(LEVEL_HINT) else -1
+
+
+def crawl_depth(pattern: PatternFile) -> int:
+    """The link depth a pattern crawl needs: one per level, and a pager's pages besides."""
+    return len(pattern.levels) + (MAX_REPEATS if any(level.repeat for level in pattern.levels) else 0)
 
 
 class Level(Frozen):
@@ -37,6 +53,9 @@ class Level(Frozen):
 
     follow: tuple[str, ...] = Field(min_length=1)
     matched: int = 0  # links that matched while learning (for the person who edits)
+    # A pager: its links are followed again from a page it reached (page 2 → page 3 → …),
+    # and it may be skipped (the listing's first page is the previous level's).
+    repeat: bool = False
 
 
 class PatternFile(Frozen):
@@ -50,7 +69,8 @@ class PatternFile(Frozen):
     mapped: int = 0  # pages the mapping fetched
 
     def pattern(self) -> NavigationPattern:
-        return NavigationPattern(tuple(level.follow for level in self.levels), self.targets)
+        return NavigationPattern(tuple(level.follow for level in self.levels), self.targets,
+                                 frozenset(n for n, level in enumerate(self.levels) if level.repeat))
 
 
 def load_pattern(path: str | Path) -> PatternFile:
@@ -96,6 +116,20 @@ class PatternProcessor:
         self._sample: PageTree | None = None
         self._sample_read = asyncio.Event()
         self.rejected = 0  # last-level pages not built like the sample
+        self.pass_no = 0  # 0: the first run on a store; n: its n-th rerun after one that finished
+
+    def begin(self, frontier: RouteStore) -> int:
+        """The pass this run is: the store's, or the next one when the last pass finished
+        (nothing pending, something done); an interrupted pass resumes as it was."""
+        self.pass_no = int(frontier.get_state(PASS_STATE) or 0)
+        if frontier.counts()[RouteState.DONE] and not frontier.pending():
+            self.pass_no += 1
+            frontier.put_state(PASS_STATE, str(self.pass_no))
+        return self.pass_no
+
+    def key(self, key: str) -> str:
+        """A navigation route's key in this pass (a target's key is its own in every pass)."""
+        return f"{key}#pattern-pass-{self.pass_no}" if self.pass_no else key
 
     async def process(self, ctx: ProcessContext) -> ProcessContext | None:
         route, doc = ctx.route, ctx.document
@@ -103,13 +137,22 @@ class PatternProcessor:
             self._sample = tree_of(doc.html, self._classes)
             self._sample_read.set()
             ctx.routes.clear()  # the sample is read, not crawled from
+            if self.pass_no:  # read again for the comparisons; stored by the first pass
+                return ctx.widened(relevance=Decision(False, "sample", "stored by the first pass"))
             return None
-        level = route.depth
-        last = len(self.pattern.levels)
+        level = _level_of(route.hint) if route.via is not Via.SEED else -1  # -1: the entry page
+        last = len(self.pattern.levels) - 1
         if level < last:
-            kept = [r for r in ctx.routes if r.via is Via.LINK and self.pattern.matches(level, r.url)]
+            kept = []
+            for child in ctx.routes:
+                nxt = self.pattern.next_level(level, child.url) if child.via is Via.LINK else None
+                if nxt is None:
+                    continue
+                # a target's key is its own in every pass; the way to it is read again in each
+                key = child.key if nxt == last else self.key(child.key)
+                kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))
             ctx.routes[:] = kept
-            return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level} of the pattern"))
+            return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level + 1} of the pattern"))
         ctx.routes.clear()
         with contextlib.suppress(TimeoutError):  # read first (a seed), unless it failed
             await asyncio.wait_for(self._sample_read.wait(), SAMPLE_WAIT_S)

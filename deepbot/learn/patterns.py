@@ -27,6 +27,13 @@ The Target Pages Map gives, for every target, the path of links from the entry p
 it. ``navigation_patterns`` groups the URLs of each step, and picks the sequences of
 groups that lead to the most targets: the navigation pattern, a list of regexes per
 level that a person can read and edit.
+
+Beyond the paper: listings are paged. The tenth page of a listing is ten steps from the
+entry page, the first one step, so the paths to the targets of one listing have every
+length. Consecutive steps whose URLs are alike (``/page/2/`` then ``/page/3/``) are one
+*repeating* level: its links may be followed again from a page it reached, or not at
+all (``/quotes/`` → author, ``/quotes/`` → page 2 → … → page 7 → author are one path
+shape, ``[page/N]* → author``).
 """
 
 from __future__ import annotations
@@ -177,13 +184,64 @@ def group_urls(urls: Sequence[str], k: int = K) -> list[list[str]]:
 @dataclass(frozen=True)
 class NavigationPattern:
     """Regexes per level: a link at level i is followed when it fully matches one of
-    ``levels[i]``; the pages the last level reaches are the targets."""
+    ``levels[i]``; the pages the last level reaches are the targets. A level in
+    ``repeats`` may match any number of links in a row, none included (a pager)."""
 
     levels: tuple[tuple[str, ...], ...]
     targets: int  # targets of the map this pattern reaches
+    repeats: frozenset[int] = frozenset()
 
     def matches(self, level: int, url: str) -> bool:
         return any(re.fullmatch(regex, url) for regex in self.levels[level])
+
+    def next_level(self, level: int, url: str) -> int | None:
+        """The level of the page a link leads to, from a page of ``level`` (-1: the entry
+        page): the deepest level the link can take, the levels between it and ``level``
+        all repeating (skipped); None when the pattern does not follow it."""
+        found = None
+        if level in self.repeats and self.matches(level, url):
+            found = level
+        nxt = level + 1
+        while nxt < len(self.levels):
+            if self.matches(nxt, url):
+                found = nxt
+            if nxt not in self.repeats:
+                break
+            nxt += 1
+        return found
+
+    def reaches(self, path: Sequence[str]) -> bool:
+        """Whether following ``path`` from the entry page keeps to the pattern, to its last level."""
+        states = {-1}
+        for url in path:
+            states = {n for s in states for n in self._moves(s, url)}
+            if not states:
+                return False
+        return len(self.levels) - 1 in states
+
+    def _moves(self, level: int, url: str) -> set[int]:
+        out = {level} if level in self.repeats and self.matches(level, url) else set()
+        nxt = level + 1
+        while nxt < len(self.levels):
+            if self.matches(nxt, url):
+                out.add(nxt)
+            if nxt not in self.repeats:
+                break
+            nxt += 1
+        return out
+
+
+def _collapsed(path: Sequence[str]) -> list[list[str]]:
+    """A path's steps, each run in a row of URLs that differ in one level (a pager's pages:
+    ``/page/2/``, ``/page/3/``; ``?_next=100``, ``?_next=200``) one step. The target stays
+    a step of its own."""
+    steps: list[list[str]] = []
+    for url in path:
+        if steps and url != path[-1] and alike(levels(steps[-1][-1]), levels(url), 1):
+            steps[-1].append(url)
+        else:
+            steps.append([url])
+    return steps
 
 
 def navigation_patterns(paths: Sequence[Sequence[str]], *, k: int = K, cover: float = 1.0
@@ -191,20 +249,23 @@ def navigation_patterns(paths: Sequence[Sequence[str]], *, k: int = K, cover: fl
     """Navigation patterns from a Target Pages Map's paths (each: the URLs of the links
     followed from the entry page, the last a target), most targets first.
 
-    For each path length, the URLs of each step are grouped; a path is a sequence of
-    groups. The sequence that reaches most targets is taken first (the paper's choice);
-    more sequences of that length are added, level by level, until ``cover`` of its
-    targets are reached. Paths of another length make another pattern.
+    A run of alike URLs in a row in a path is one repeating step (a pager). For each
+    number of steps, the URLs of each step are grouped; a path is a sequence of groups.
+    The sequence that reaches most targets is taken first (the paper's choice); more
+    sequences of that length are added, level by level, until ``cover`` of its targets
+    are reached. Paths of another length make another pattern; a pattern's count is of
+    every path it reaches (a repeating level may be skipped: the listing's first page).
     """
-    by_length: dict[int, list[Sequence[str]]] = defaultdict(list)
+    by_length: dict[int, list[list[list[str]]]] = defaultdict(list)
     for path in paths:
         if path:
-            by_length[len(path)].append(path)
+            steps = _collapsed(path)
+            by_length[len(steps)].append(steps)
     patterns = []
     for length, group in by_length.items():
-        step_groups = [group_urls([p[i] for p in group], k) for i in range(length)]
+        step_groups = [group_urls([u for p in group for u in p[i]], k) for i in range(length)]
         index = [{url: g for g, members in enumerate(groups) for url in members} for groups in step_groups]
-        signatures = Counter(tuple(index[i][p[i]] for i in range(length)) for p in group)
+        signatures = Counter(tuple(index[i][p[i][0]] for i in range(length)) for p in group)
         chosen: list[tuple[int, ...]] = []
         reached = 0
         for signature, count in signatures.most_common():
@@ -215,7 +276,9 @@ def navigation_patterns(paths: Sequence[Sequence[str]], *, k: int = K, cover: fl
         regexes = tuple(
             tuple(dict.fromkeys(url_pattern(step_groups[i][sig[i]]) for sig in chosen)) for i in range(length)
         )
-        pattern = NavigationPattern(regexes, 0)
-        found = {p[-1] for p in group if all(pattern.matches(i, p[i]) for i in range(length))}
-        patterns.append(NavigationPattern(regexes, len(found)))
+        kept = [p for p in group if tuple(index[j][p[j][0]] for j in range(length)) in set(chosen)]
+        repeats = frozenset(i for p in kept for i in range(length) if len(p[i]) > 1)
+        pattern = NavigationPattern(regexes, 0, repeats)
+        found = {p[-1] for p in paths if p and pattern.reaches(p)}
+        patterns.append(NavigationPattern(regexes, len(found), repeats))
     return sorted(patterns, key=lambda p: -p.targets)

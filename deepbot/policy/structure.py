@@ -23,7 +23,11 @@ does:
   bottom of the frontier; once a probe shows the class-link leads to targets or
   indices, the links that wait are raised to its value (``RouteStore.raise_priority``),
   and a collection of news stories or ads costs PROBES downloads, not all of them;
-- a target page is stored; any other page is only a way to them;
+- a target page is stored; any other page is only a way to them. A page whose links are
+  few says little by its link collections (an author's page with a header and a footer
+  is as like a login page as another author's): a page is a target only if its tag tree
+  is like the sample's too (RTDM, ``deepbot.learn.rtdm``, at the threshold ``deepbot
+  learn`` uses), so precision holds where the schemas cannot tell;
 - the crawl ends, as INDESIT does once every score is zero, when the best route left is
   below STOP_BELOW: what is left promises nothing (its routes stay queued).
 """
@@ -34,6 +38,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -41,6 +46,9 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from deepbot.content.filters import Decision
 from deepbot.content.postprocess import ProcessContext
 from deepbot.routes import canonical_url
+
+if TYPE_CHECKING:
+    from deepbot.learn.rtdm import Classes, PageTree
 
 SIMILAR = 0.85  # the paper's T
 STRUCTURE_MISMATCH = "structure-mismatch"
@@ -113,23 +121,40 @@ class StructureModel:
         self.sample = canonical_url(sample)
         self.threshold = threshold
         self.schema: frozenset[str] | None = None  # the sample's, once it has been read
+        self._tree: PageTree | None = None  # the sample's tag tree (RTDM), once it has been read
+        self._classes: Classes | None = None
         self.targets: set[str] = {self.sample}
         self._links: dict[str, _ClassLink] = {}
         self._waiting: dict[str, set[str]] = {}  # untried class-link → links not probed
 
     def learn_sample(self, html: str) -> None:
+        from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
+
         self.schema = frozenset(link_collections(html, self.sample))
+        self._classes = Classes()
+        self._tree = tree_of(html, self._classes)
+
+    def built_alike(self, html: str | None) -> bool:
+        """Whether a page's tag tree is like the sample's (RTDM); True while either is unknown."""
+        if self._tree is None or self._classes is None or not html:
+            return True
+        from deepbot.learn.mapping import THRESHOLD  # deepbot learn's, at which a page is a target
+        from deepbot.learn.rtdm import similarity, tree_of
+
+        return similarity(self._tree, tree_of(html, self._classes)) >= THRESHOLD
 
     def similarity(self, collections: dict[str, tuple[str, ...]]) -> float:
         return jaccard(frozenset(collections), self.schema) if self.schema is not None else 0.0
 
     def observe(self, url: str, collections: dict[str, tuple[str, ...]],
-                origin: str | None = None) -> tuple[bool, list[str], float]:
-        """A page was read: whether it is a target; ``origin``, the class-link that led to
-        it, learns. Also the links that waited for that class-link's probes, when they
-        showed it worth following, with the priority to raise them to."""
+                origin: str | None = None, html: str | None = None) -> tuple[bool, list[str], float]:
+        """A page was read: whether it is a target (its schema like the sample's and, given
+        its ``html``, its tag tree too); ``origin``, the class-link that led to it, learns.
+        Also the links that waited for that class-link's probes, when they showed it worth
+        following, with the priority to raise them to."""
         url = canonical_url(url)
-        target = url == self.sample or self.similarity(collections) >= self.threshold
+        target = url == self.sample or (self.similarity(collections) >= self.threshold
+                                        and self.built_alike(html))
         if target:
             self.targets.add(url)
         if origin is None:
@@ -200,13 +225,15 @@ class StructureProcessor:
         collections = link_collections(html, ctx.document.final_url) if html else {}
         if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:
             self.model.learn_sample(html)
-        target, waiting, worth = self.model.observe(ctx.route.url, collections, ctx.route.hint)
+        target, waiting, worth = self.model.observe(ctx.route.url, collections, ctx.route.hint, html)
         if waiting:
             self.raise_priority(waiting, worth)
         near = self.model.similarity(collections)
         relevance = ctx.relevance
         if not target and relevance.keep:
-            relevance = Decision(False, STRUCTURE_MISMATCH, f"{near:.2f} < {self.model.threshold}")
+            why = (f"{near:.2f} < {self.model.threshold}" if near < self.model.threshold
+                   else "tag tree unlike the sample's")
+            relevance = Decision(False, STRUCTURE_MISMATCH, why)
         rates = self.model.rate(collections)
         # Those already queued (found earlier, rated lower) move up too.
         if rates.homologous:

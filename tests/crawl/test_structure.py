@@ -16,7 +16,7 @@ from deepbot.crawl.engine import Crawler
 from deepbot.errors import ConfigError
 from deepbot.frontier import SqliteRouteStore
 from fixtures.server import FixtureServer
-from fixtures.sites import worldcup
+from fixtures.sites import quotes, worldcup
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -43,6 +43,18 @@ async def test_the_player_pages_come_first_and_alone(tmp_path: Path) -> None:
     with FixtureServer() as site:
         _, players, _ = await _crawl(site, tmp_path / "plain.sqlite", like=False, budget=60)
     assert players <= 12  # breadth-first: the news archive and the indices first
+
+
+async def test_pages_of_few_links_are_told_apart_by_their_tag_tree(tmp_path: Path) -> None:
+    # An author's page links to nothing but the header and the footer, as the login page
+    # does: their link collections are alike, their tag trees are not.
+    with FixtureServer() as site:
+        config = CrawlConfig.model_validate({"like": site.url("/quotes/author/Ada-Austen"),
+                                             "store": tmp_path / "q",
+                                             "workers": 2, "depth": 8, "settle_timeout": 2.0})
+        async with Crawler(config) as crawler:
+            stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+    assert stored == quotes.AUTHORS  # all 50, reached through paged listings; not the login page
 
 
 async def test_a_whole_structure_crawl_finds_every_player_page_and_stops(tmp_path: Path) -> None:

@@ -48,12 +48,26 @@ def test_learn_writes_a_pattern_that_collects_the_player_pages(tmp_path: Path) -
         # about 68 when it mixed the teams' and the matches' paths (the site has 110 pages).
         assert fetched <= 1.5 * len(worldcup.PLAYERS), fetched
 
+        # Players signed since: run again on the same store, the crawler reads the way to them
+        # again and fetches only the new players among the targets.
+        site.options["signings"] = 1
+        signed = worldcup.signed(site.options)
+        rerun = _deepbot("crawl", "--pattern", "p.yaml", "--store", "c.sqlite", cwd=tmp_path)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        urls = _stored(tmp_path / "c.sqlite")
+        assert {url.removeprefix(site.base_url) for url in urls} == worldcup.PLAYERS | signed
+        assert len(urls) == len(worldcup.PLAYERS | signed)  # the sample, read again, is not stored twice
+        again = int(re.search(r"Crawl finished: (\d+) pages fetched", rerun.stdout)[1])  # type: ignore[index]
+        # the way again, the new players, and the sample (a player the first pass fetched once)
+        assert again == fetched - len(worldcup.PLAYERS) + len(signed) + 1, (again, fetched)
+
         # A person widens the last level to every page of the site: RTDM keeps precision.
         pattern["levels"][-1]["follow"] = [re.escape(site.base_url) + "/cup/.*"]
         (tmp_path / "wide.yaml").write_text(yaml.safe_dump(pattern))
         wide = _deepbot("crawl", "--pattern", "wide.yaml", "--store", "w.sqlite", cwd=tmp_path)
         assert wide.returncode == 0, wide.stderr[-2000:]
-        assert {url.removeprefix(site.base_url) for url in _stored(tmp_path / "w.sqlite")} == worldcup.PLAYERS
+        widened = {url.removeprefix(site.base_url) for url in _stored(tmp_path / "w.sqlite")}
+        assert widened == worldcup.PLAYERS | signed
 
 
 def test_a_broken_pattern_file_is_one_located_line(tmp_path: Path) -> None:

@@ -75,3 +75,25 @@ def test_a_pattern_matches_every_url_it_was_built_from(paths: list[list[str]]) -
     urls = ["http://x.com/" + "/".join(p) for p in paths]
     pattern = url_pattern(urls)
     assert all(re.fullmatch(pattern, u) for u in urls), pattern
+
+
+def test_a_pager_is_one_repeating_level_that_may_be_skipped() -> None:
+    # A listing ten quotes a page: its first page's authors are one link from the entry page,
+    # the seventh page's seven. One path shape: [page/N]* → author.
+    site = "http://x.com/quotes/"
+    pages = [f"{site}page/{n}/" for n in range(2, 8)]
+    names = ["Ada-Austen", "Mark-Twain", "Jane-Eliot", "Leo-Woolf", "Marie-Curie", "Oscar-Wilde",
+             "Emily-Dickinson", "George-Eliot", "Albert-Einstein"]
+    paths = [[f"{site}author/{name}"] for name in names[:3]]
+    paths += [[*pages[:n], f"{site}author/{names[2 + n]}"] for n in range(1, 7)]
+    best, *_ = navigation_patterns(paths)
+    assert best.targets == 9 and best.repeats == {0}
+    assert best.levels == ((r"http://x\.com/quotes/page/[0-9]+/",),
+                           (r"http://x\.com/quotes/author/[A-Za-z]+\-[A-Za-z]+",))
+    assert best.next_level(-1, f"{site}author/Leo-Tolstoy") == 1  # the pager skipped: the first page's
+    assert best.next_level(0, f"{site}page/9/") == 0  # the pager's next page
+    assert best.next_level(0, f"{site}author/Leo-Tolstoy") == 1
+    assert best.next_level(1, f"{site}page/2/") is None  # nothing is followed from a target
+    # Hubs one level apart from each other are not a pager: different sections stay levels.
+    hubs, = navigation_patterns([["http://x.com/teams/", "http://x.com/team/bra", "http://x.com/p/1"]])
+    assert hubs.repeats == frozenset() and len(hubs.levels) == 3
