@@ -19,7 +19,11 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from deepbot.content.postprocess import ProcessContext
 
 SHINGLE_WORDS = 3
 _WORD = re.compile(r"\w+")
@@ -93,3 +97,23 @@ def same_page(old: str, new: str) -> bool:
     """Whether two fingerprints say the page is unchanged, comparing the parts both have."""
     a, b = old.split("."), new.split(".")
     return all(x == y for x, y in zip(a, b, strict=False))
+
+
+class FingerprintProcessor:
+    """Notes in each document's meta its ``fingerprint`` (main text and links) and the
+    validators its server sent (``etag``, ``last_modified``): the store compares the
+    fingerprint on the next visit, and a recrawl asks the server with the validators whether
+    the page changed at all (If-None-Match, If-Modified-Since). Runs after the main text."""
+
+    name = "fingerprint"
+
+    async def process(self, ctx: ProcessContext) -> ProcessContext:
+        doc = ctx.document
+        links = [link.url for link in ctx.snapshot.links] if ctx.snapshot is not None else None
+        notes = {**doc.meta.notes, "fingerprint": page_fingerprint(doc.text, links)}
+        headers = ctx.snapshot.headers if ctx.snapshot is not None else {}
+        for header, note in (("etag", "etag"), ("last-modified", "last_modified")):
+            if headers.get(header):
+                notes[note] = headers[header]
+        meta = doc.meta.model_copy(update={"notes": notes})
+        return ctx.widened(document=doc.model_copy(update={"meta": meta}))

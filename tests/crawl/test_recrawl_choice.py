@@ -1,0 +1,80 @@
+"""Which documents a recrawl revisits, and its frontier: no browser."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from deepbot.cli.recrawl import duration
+from deepbot.crawl.recrawl import REVISIT_PRIORITY, Revisit, RevisitFrontier, choose_revisits, history_of
+from deepbot.frontier import SqliteRouteStore
+from deepbot.routes import Document, Route, Via, route_key
+from deepbot.store import Change, SqliteDocumentStore, Visit
+
+DAY0 = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def _doc(path: str, days: float, text: str = "text") -> Document:
+    url = f"https://shop.example{path}"
+    return Document(route_key=route_key(Via.LINK, url), url=url, final_url=url, text=text,
+                    nseql=f'navigate "{url}"', via=Via.LINK, fetched_at=DAY0 + timedelta(days=days))
+
+
+def test_history_is_days_between_visits_and_whether_each_found_a_change() -> None:
+    at = [DAY0 + timedelta(days=d) for d in (0, 1, 1, 3)]
+    found = (Change.NEW, Change.UNCHANGED, Change.UNCHANGED, Change.CHANGED)
+    visits = [Visit(doc_id="d", url="u", at=t, change=c) for t, c in zip(at, found, strict=True)]
+    assert history_of(visits) == ((1.0, 2.0), (False, True))  # the same instant twice tells nothing
+
+
+def test_uniform_revisits_the_longest_unvisited_first_within_the_budget(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with SqliteDocumentStore(store) as documents, SqliteRouteStore(store) as frontier:
+        for path, days in (("/new", 9), ("/old", 1), ("/mid", 5)):
+            documents.upsert(_doc(path, days))
+        now = DAY0 + timedelta(days=10)
+        chosen = choose_revisits(documents, frontier, budget=2, now=now)
+        assert [r.route.url.rsplit("/", 1)[1] for r in chosen] == ["old", "mid"]
+        recent = choose_revisits(documents, frontier, older_than=timedelta(days=2), now=now)
+        assert [r.route.url.rsplit("/", 1)[1] for r in recent] == ["old", "mid"]
+        # No frontier record (a route another run found): rebuilt from the document.
+        assert chosen[0].route.steps == chosen[0].route.program == 'navigate "https://shop.example/old"'
+
+
+def test_the_optimal_policy_leaves_a_page_changing_at_every_visit_for_a_steady_one(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with SqliteDocumentStore(store) as documents, SqliteRouteStore(store) as frontier:
+        for day in range(0, 8):
+            documents.upsert(_doc("/busy", day / 8, text=f"ticker {day}"))  # changes at every visit
+            documents.upsert(_doc("/steady", day, text="the same" if day < 6 else "edited once"))
+        now = DAY0 + timedelta(days=8)
+        chosen = choose_revisits(documents, frontier, policy="optimal", budget=1, now=now)
+        assert [r.route.url.rsplit("/", 1)[1] for r in chosen] == ["steady"]
+
+
+def test_the_run_frontier_leases_revisits_first_and_pushes_only_the_unseen(tmp_path: Path) -> None:
+    with SqliteRouteStore(tmp_path / "s.sqlite") as main:
+        known = Route(key="k", url="https://x/k", via=Via.LINK, steps="", program="")
+        main.push([known])
+        run = RevisitFrontier(main, [Revisit("d", known, known.url, DAY0)])
+        fresh = known.model_copy(update={"key": "fresh", "url": "https://x/fresh"})
+        assert run.push([known, fresh]) == 1
+        leased = run.lease(2, "w", 60)
+        assert [(lease.route.key, lease.route.priority) for lease in leased] == [("k", REVISIT_PRIORITY),
+                                                                                ("fresh", 0.0)]
+        assert run.seen("k") and run.seen("fresh") and not main.seen("fresh")  # new routes stay this run's
+        run.close()
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90s", 90), ("30m", 1800), ("12h", 43200), ("1d", 86400),
+                                               ("2", 172800), ("1w", 604800)])
+def test_durations(text: str, seconds: float) -> None:
+    assert duration(text).total_seconds() == seconds
+
+
+def test_a_bad_duration_is_refused() -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        duration("soon")
