@@ -21,7 +21,6 @@ A recrawl is a thin mode of the crawl (crawl.engine) over the same store:
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 import urllib.error
 import urllib.request
@@ -99,18 +98,6 @@ def histories(visits: Iterable[Visit]) -> dict[str, list[Visit]]:
     return by_doc
 
 
-def history_of(visits: Sequence[Visit]) -> tuple[tuple[float, ...], tuple[bool, ...]]:
-    """Days between a document's visits, and whether each revisit found it changed."""
-    gaps: list[float] = []
-    changed: list[bool] = []
-    for before, after in itertools.pairwise(visits):
-        gap = (after.at - before.at).total_seconds() / _DAY
-        if gap > 0:  # two visits in one instant (a retried commit) tell nothing
-            gaps.append(gap)
-            changed.append(after.change in (Change.CHANGED, Change.NEW))
-    return tuple(gaps), tuple(changed)
-
-
 def choose_revisits(documents: DocumentStore, frontier: RouteStore, *, policy: str = "uniform",
                     budget: int | None = None, older_than: timedelta | None = None,
                     now: datetime | None = None) -> list[Revisit]:
@@ -118,14 +105,14 @@ def choose_revisits(documents: DocumentStore, frontier: RouteStore, *, policy: s
     (all by default), each last seen at least ``older_than`` ago. The pages of a query's
     results are revisited together (their listing is compared as one), so a chosen result
     page brings the query's other pages along."""
-    from deepbot.policy.revisit import History, plan, revisit_order  # numpy: only here
+    from deepbot.policy.revisit import history_of, plan, revisit_order  # numpy: only here
 
     now = now or datetime.now(UTC)
     docs = list(documents.iter_documents(html=False))
     if not docs:
         return []
     seen = histories(documents.visits())
-    hist = [History(*history_of(seen.get(doc.id, ()))) for doc in docs]
+    hist = [history_of(seen.get(doc.id, [])) for doc in docs]
     last = {doc.id: (seen[doc.id][-1].at if seen.get(doc.id) else doc.fetched_at) for doc in docs}
     rates = plan(hist, float(budget or len(docs)), policy)
     epoch = min(last.values())

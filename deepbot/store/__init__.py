@@ -1,7 +1,14 @@
 """The document store and its full-text index; export to JSONL and WARC."""
 
 from deepbot.store.base import Change, DocumentStore, Hit, Version, Visit
-from deepbot.store.export import document_record, write_jsonl, write_warc
+from deepbot.store.export import (
+    changes_since,
+    document_record,
+    gone_since,
+    write_changes_jsonl,
+    write_jsonl,
+    write_warc,
+)
 from deepbot.store.fts import fts_query
 from deepbot.store.sqlite import SqliteDocumentStore
 
@@ -12,8 +19,11 @@ __all__ = [
     "SqliteDocumentStore",
     "Version",
     "Visit",
+    "changes_since",
     "document_record",
     "fts_query",
+    "gone_since",
+    "write_changes_jsonl",
     "write_jsonl",
     "write_warc",
 ]

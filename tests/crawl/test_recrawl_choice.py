@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from deepbot.cli.recrawl import duration
-from deepbot.crawl.recrawl import REVISIT_PRIORITY, Revisit, RevisitFrontier, choose_revisits, history_of
+from deepbot.crawl.recrawl import REVISIT_PRIORITY, Revisit, RevisitFrontier, choose_revisits
 from deepbot.frontier import SqliteRouteStore
+from deepbot.policy.revisit import History, history_of
 from deepbot.routes import Document, Route, Via, route_key
 from deepbot.store import Change, SqliteDocumentStore, Visit
 
@@ -27,7 +28,7 @@ def test_history_is_days_between_visits_and_whether_each_found_a_change() -> Non
     at = [DAY0 + timedelta(days=d) for d in (0, 1, 1, 3)]
     found = (Change.NEW, Change.UNCHANGED, Change.UNCHANGED, Change.CHANGED)
     visits = [Visit(doc_id="d", url="u", at=t, change=c) for t, c in zip(at, found, strict=True)]
-    assert history_of(visits) == ((1.0, 2.0), (False, True))  # the same instant twice tells nothing
+    assert history_of(visits) == History((1.0, 2.0), (False, True))  # the same instant twice tells nothing
 
 
 def test_uniform_revisits_the_longest_unvisited_first_within_the_budget(tmp_path: Path) -> None:
