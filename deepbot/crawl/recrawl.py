@@ -33,6 +33,7 @@ from urllib.parse import urljoin, urlsplit
 from deepbot.config import CrawlConfig
 from deepbot.content import ProcessContext
 from deepbot.crawl.engine import Crawler
+from deepbot.crawl.politeness import Politeness
 from deepbot.frontier import Lease, RouteRecord, RouteState, RouteStore, SqliteRouteStore
 from deepbot.routes import Document, Route, SessionState, Via, canonical_url, query_identity
 from deepbot.store import Change, DocumentStore, Hit, Version, Visit
@@ -185,15 +186,20 @@ def askable(revisit: Revisit) -> bool:
 async def ask_first(revisits: Sequence[Revisit], config: CrawlConfig) -> dict[str, Change]:
     """What the servers said without a browser, by document id: UNCHANGED for a ``304 Not
     Modified``, GONE for a 404 or 410 (the rest is for the browser to see). A few at a time
-    (the crawl's ``workers``), at most ``per_host_concurrency`` per host."""
+    (the crawl's ``workers``), as politely as the crawl (``per_host_concurrency``,
+    ``min_delay``; a host that refuses is left to the browser's visits, which back off)."""
     opener = _opener(config.proxy)
     slots = asyncio.Semaphore(config.workers)
-    hosts: dict[str, asyncio.Semaphore] = defaultdict(lambda: asyncio.Semaphore(config.per_host_concurrency))
+    polite = Politeness(per_host=config.per_host_concurrency, min_delay=config.min_delay,
+                        give_up_after=config.give_up_after)
 
     async def ask(revisit: Revisit) -> int | None:
-        async with slots, hosts[urlsplit(revisit.route.url).netloc]:
+        if polite.refusing(revisit.route.url):
+            return None
+        async with polite.slot(revisit.route.url) as host, slots:
             status = await asyncio.to_thread(conditional_status, opener, revisit.route.url, config.user_agent,
                                              revisit.etag, revisit.last_modified)
+            host.record(status)
         return status
 
     asked = [r for r in revisits if askable(r)]

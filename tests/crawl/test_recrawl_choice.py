@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import time
+import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from deepbot.cli.recrawl import duration
-from deepbot.crawl.recrawl import REVISIT_PRIORITY, Revisit, RevisitFrontier, choose_revisits
+from deepbot.config import CrawlConfig
+from deepbot.crawl.recrawl import REVISIT_PRIORITY, Revisit, RevisitFrontier, ask_first, choose_revisits
 from deepbot.frontier import SqliteRouteStore
 from deepbot.policy.revisit import History, history_of
 from deepbot.routes import Document, Route, Via, route_key
 from deepbot.store import Change, SqliteDocumentStore, Visit
+from fixtures.server import FixtureServer
+from fixtures.sites.archive import Archive
 
 DAY0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -79,3 +85,28 @@ def test_durations(text: str, seconds: float) -> None:
 def test_a_bad_duration_is_refused() -> None:
     with pytest.raises(argparse.ArgumentTypeError):
         duration("soon")
+
+
+def test_the_server_is_asked_first_and_politely() -> None:
+    archive = Archive()
+    archive.removed.add("/archive/page/3")
+    with FixtureServer(options={"archive": archive}) as site:
+        with urllib.request.urlopen(site.url("/archive/news")) as answer:
+            etag = answer.headers["ETag"]
+
+        def revisit(path: str, **validators: str) -> Revisit:
+            route = Route(key=path, url=site.url(path), via=Via.LINK, steps="", program="")
+            return Revisit(path, route, route.url, DAY0, **validators)
+
+        # The clock sent no validators: it is not asked.
+        asked = [revisit("/archive/news", etag=etag), revisit("/archive/page/3", etag='"old"'),
+                 revisit("/archive/page/1", etag='"stale"'), revisit("/archive/clock")]
+        archive.hits.clear()
+        config = CrawlConfig(seeds=(site.url("/archive/"),), min_delay=0.3)
+        began = time.monotonic()
+        said = asyncio.run(ask_first(asked, config))
+        took = time.monotonic() - began
+    assert said == {"/archive/news": Change.UNCHANGED, "/archive/page/3": Change.GONE}  # page 1: the browser
+    hits = archive.hits
+    assert (hits["304"], hits["404"], hits["page"], hits["clock"]) == (1, 1, 1, 0)
+    assert took >= 2 * 0.3  # three requests to one host, min_delay apart
