@@ -161,7 +161,8 @@ def _opener(proxy: str | None) -> urllib.request.OpenerDirector:
 
 def conditional_status(opener: urllib.request.OpenerDirector, url: str, user_agent: str,
                        etag: str | None, last_modified: str | None, timeout_s: float = 10.0) -> int | None:
-    """The status of a conditional GET of ``url`` (None: no answer); the body is not read."""
+    """The status of a conditional GET of ``url`` (None: no answer); the body is not read.
+    A ``200`` that carries the stored ETag (a server that ignores If-None-Match) is a 304."""
     headers = {"User-Agent": user_agent}
     if etag:
         headers["If-None-Match"] = etag
@@ -169,12 +170,18 @@ def conditional_status(opener: urllib.request.OpenerDirector, url: str, user_age
         headers["If-Modified-Since"] = last_modified
     try:
         with opener.open(urllib.request.Request(url, headers=headers), timeout=timeout_s) as response:
-            return int(response.status)
+            same = etag is not None and _strong(response.headers.get("ETag")) == _strong(etag)
+            return 304 if response.status == 200 and same else int(response.status)
     except urllib.error.HTTPError as error:  # 304 comes this way, like any status ≥ 300
         with error:
             return int(error.code)
     except (OSError, ValueError):
         return None
+
+
+def _strong(etag: str | None) -> str | None:
+    """An ETag without its weak mark: a weak one names the same content for this purpose."""
+    return etag.removeprefix("W/") if etag else etag
 
 
 def askable(revisit: Revisit) -> bool:

@@ -110,3 +110,16 @@ def test_the_server_is_asked_first_and_politely() -> None:
     hits = archive.hits
     assert (hits["304"], hits["404"], hits["page"], hits["clock"]) == (1, 1, 1, 0)
     assert took >= 2 * 0.3  # three requests to one host, min_delay apart
+
+
+def test_a_server_that_ignores_if_none_match_but_sends_the_same_etag_is_unchanged_too() -> None:
+    archive = Archive(conditional=False)
+    with FixtureServer(options={"archive": archive}) as site:
+        with urllib.request.urlopen(site.url("/archive/news")) as answer:
+            etag = answer.headers["ETag"]
+        route = Route(key="news", url=site.url("/archive/news"), via=Via.LINK, steps="", program="")
+        same, other = (Revisit("news", route, route.url, DAY0, etag=tag) for tag in (f"W/{etag}", '"other"'))
+        config = CrawlConfig(seeds=(site.url("/archive/"),))
+        assert asyncio.run(ask_first([same], config)) == {"news": Change.UNCHANGED}
+        assert asyncio.run(ask_first([other], config)) == {}  # another ETag: the browser reads it
+    assert archive.hits["304"] == 0 and archive.hits["page"] == 3
