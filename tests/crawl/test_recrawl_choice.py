@@ -123,3 +123,16 @@ def test_a_server_that_ignores_if_none_match_but_sends_the_same_etag_is_unchange
         assert asyncio.run(ask_first([same], config)) == {"news": Change.UNCHANGED}
         assert asyncio.run(ask_first([other], config)) == {}  # another ETag: the browser reads it
     assert archive.hits["304"] == 0 and archive.hits["page"] == 3
+
+
+def test_a_store_without_the_crawls_settings_is_refused_with_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from deepbot.cli import main
+
+    store = tmp_path / "old.sqlite"
+    with SqliteDocumentStore(store) as documents, SqliteRouteStore(store):
+        documents.upsert(_doc("/a", 0))
+    assert main(["recrawl", "--store", str(store)]) == 1
+    assert "run `deepbot crawl` on it once more" in capsys.readouterr().err
+    assert main(["recrawl", "--store", str(tmp_path / "none.sqlite")]) == 1
+    assert "no store at" in capsys.readouterr().err
