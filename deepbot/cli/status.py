@@ -1,14 +1,19 @@
-"""``deepbot status``: routes by state, documents by how they were found, failures by reason."""
+"""``deepbot status``: routes by state, documents by how they were found, what revisits found
+per host, failures by reason."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepbot.config import DEFAULT_STORE
 from deepbot.errors import StoreError
+
+if TYPE_CHECKING:
+    from deepbot.store import DocumentStore
 
 
 def register(sub: Any) -> None:
@@ -16,6 +21,16 @@ def register(sub: Any) -> None:
     p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
+
+
+def _changes_by_host(documents: DocumentStore) -> dict[str, dict[str, Any]]:
+    """What revisits found, per host: only once a document was visited twice (a recrawl)."""
+    visits = list(documents.visits())
+    if len(visits) == len({visit.doc_id for visit in visits}):
+        return {}  # one visit each: nothing revisited yet (and numpy not loaded for nothing)
+    from deepbot.policy.revisit import host_changes
+
+    return {host: asdict(seen) for host, seen in host_changes(visits).items()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
             "documents": documents.count(),
             "documents_by_via": documents.counts_by_via(),
             "failures": frontier.failures(),
+            "changes_by_host": _changes_by_host(documents),
         }
     finally:
         frontier.close()
@@ -44,6 +60,12 @@ def run(args: argparse.Namespace) -> int:
     print("Routes:    " + (", ".join(f"{k} {v}" for k, v in sorted(report["routes"].items())) or "none"))
     by_via = ", ".join(f"{k} {v}" for k, v in sorted(report["documents_by_via"].items()))
     print(f"Documents: {report['documents']}" + (f" ({by_via})" if by_via else ""))
+    if report["changes_by_host"]:
+        print("Changes (revisits that found a change; estimated changes per day):")
+        for host, seen in report["changes_by_host"].items():
+            rate = "?" if seen["changes_per_day"] is None else f"{seen['changes_per_day']:.3g}/day"
+            print(f"  {host}  {seen['documents']} documents, {seen['changed']}/{seen['revisits']} revisits "
+                  f"changed, {seen['gone']} gone, {rate}")
     if report["failures"]:
         print("Failures:")
         for reason, count in sorted(report["failures"].items(), key=lambda kv: -kv[1]):

@@ -40,6 +40,7 @@ class CrawlConfig(BaseModel):
         None, description="A saved session the seeds start from, logged in (Playwright storage_state JSON).")
     store: Path = Field(
         Path(DEFAULT_STORE), description="The SQLite file for documents, their index and the frontier.")
+    keep_versions: int = Field(3, ge=0, description="Earlier versions of a changed page kept in the store.")
     depth: int = Field(3, ge=0, description="Links followed from each seed, at most.")
     workers: int = Field(4, ge=1, le=64, description="Pages fetched at once, each in its own browser tab.")
     max_pages: int | None = Field(None, ge=1, description="Pages fetched before the crawl stops.")

@@ -30,6 +30,7 @@ from deepbot.content import (
     default_registry,
     relevance_chain,
 )
+from deepbot.content.fingerprint import FingerprintProcessor
 from deepbot.content.links import ObtainLinks
 from deepbot.content.scope import Scope
 from deepbot.crawl.politeness import HostSlot, Politeness, host_key
@@ -155,17 +156,19 @@ class Crawler:
             self._stack.callback(frontier.close)
         self.frontier = frontier
         if documents is None:
-            documents = SqliteDocumentStore(self.config.store)
+            documents = SqliteDocumentStore(self.config.store, keep_versions=self.config.keep_versions)
             self._stack.callback(documents.close)
         self.documents = documents
         self.session = CrawlSession(self.frontier)
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
+        self.frontier.put_state("crawl config", self.config.model_dump_json())  # what `recrawl` reruns
         self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
         if self.config.learn_from is not None:
             self.policy.learn_paths(self.config.learn_from, self.config.store)
         # Main text first (documents are stored with it), then the link policy's ratings,
         # then what feeds the frontier.
-        self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),
+        self.chain = PostProcessChain([MainTextProcessor(), FingerprintProcessor(),
+                                       *self.policy.processors(self._raise_links),
                                        self.links, self.forms, *([self.pattern] if self.pattern else []),
                                        *self._processors])
         # Resumed: the sample was read by an earlier run, and what it learned saved.

@@ -27,17 +27,22 @@ frequency of change", ACM TOIT 2003) corrects that bias.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
+from deepbot.store.base import Change, Visit
+
 Rates = npt.NDArray[np.float64]
 
+_DAY = 86_400.0
 _BISECTIONS = 80  # halvings: enough for float64 precision over the ranges searched below
 
 
@@ -255,3 +260,47 @@ def revisit_order(visit_rate: Mapping[str, float], last_visit: Mapping[str, floa
         elapsed = now - last_visit.get(key, -math.inf)
         due.append((-(elapsed * rate), key))  # elapsed intervals: > 1 means overdue
     return [key for _, key in sorted(due)]
+
+
+def history_of(visits: Sequence[Visit]) -> History:
+    """A document's History from its visits in the store (in time order): the days between
+    two visits, and whether the later one found it changed (or back after it went)."""
+    gaps: list[float] = []
+    changed: list[bool] = []
+    for before, after in itertools.pairwise(visits):
+        gap = (after.at - before.at).total_seconds() / _DAY
+        if gap > 0:  # two visits in one instant (a retried commit) tell nothing
+            gaps.append(gap)
+            changed.append(after.change in (Change.CHANGED, Change.NEW))
+    return History(tuple(gaps), tuple(changed))
+
+
+@dataclass(frozen=True)
+class HostChanges:
+    """What the revisits of one host's documents found (``deepbot status``)."""
+
+    documents: int  # with a visit in the history
+    revisits: int
+    changed: int  # revisits that found a change
+    gone: int  # documents found gone
+    changes_per_day: float | None  # mean estimated change rate of its revisited documents
+
+
+def host_changes(visits: Iterable[Visit]) -> dict[str, HostChanges]:
+    """Per host (of the documents' URLs), from the store's visits in time order."""
+    by_doc: dict[str, list[Visit]] = defaultdict(list)
+    for visit in visits:
+        by_doc[visit.doc_id].append(visit)
+    hosts: dict[str, list[list[Visit]]] = defaultdict(list)
+    for seen in by_doc.values():
+        hosts[urlsplit(seen[-1].url).netloc].append(seen)
+    out = {}
+    for host, docs in sorted(hosts.items()):
+        stories = [history_of(seen) for seen in docs]
+        rates = [story.rate() for story in stories if story.gaps]
+        out[host] = HostChanges(
+            documents=len(docs), revisits=sum(len(story.gaps) for story in stories),
+            changed=sum(sum(story.changed) for story in stories),
+            gone=sum(seen[-1].change is Change.GONE for seen in docs),
+            changes_per_day=round(sum(rates) / len(rates), 4) if rates else None)
+    return out

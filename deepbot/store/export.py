@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Mapping
-from datetime import UTC
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import IO, Any
 
 from deepbot.routes import Document
+from deepbot.store.base import Change, DocumentStore, Visit
 
 _TEXTUAL = ("text/", "application/json", "application/xml", "application/xhtml+xml")
 
@@ -128,5 +129,45 @@ def write_warc(
                 warc_content_type="application/json", warc_headers_dict=meta_headers,
             )
         )
+        n += 1
+    return n
+
+
+def changes_since(store: DocumentStore, since: datetime) -> Iterator[tuple[Change, Document]]:
+    """The documents added or changed at or after ``since`` (as they are now), each once,
+    with its change then (NEW wins: a page added and edited since is new to the reader)."""
+    found: dict[str, Change] = {}
+    for visit in store.visits(since=since):
+        if visit.change in (Change.NEW, Change.CHANGED) and found.get(visit.doc_id) is not Change.NEW:
+            found[visit.doc_id] = visit.change
+        elif visit.change is Change.GONE:
+            found.pop(visit.doc_id, None)
+    for doc_id, change in found.items():
+        doc = store.get(doc_id)
+        if doc is not None:
+            yield change, doc
+
+
+def gone_since(store: DocumentStore, since: datetime) -> list[Visit]:
+    """The documents that went at or after ``since`` and have not come back: their last visit."""
+    last: dict[str, Visit] = {}
+    for visit in store.visits(since=since):
+        last[visit.doc_id] = visit
+    return [v for v in last.values() if v.change is Change.GONE and store.get(v.doc_id) is None]
+
+
+def write_changes_jsonl(store: DocumentStore, since: datetime, out: IO[str], *, html: bool = False,
+                        deleted: bool = False) -> int:
+    """``write_jsonl`` of what changed since ``since``: each document with a ``change`` of
+    ``new`` or ``changed``; with ``deleted``, then one ``{"id", "url", "change": "gone",
+    "at"}`` line for each document gone since. Returns the lines written."""
+    n = 0
+    for change, doc in changes_since(store, since):
+        record = {**document_record(doc, html=html), "change": change.value}
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        n += 1
+    for visit in gone_since(store, since) if deleted else ():
+        out.write(json.dumps({"id": visit.doc_id, "url": visit.url, "change": visit.change.value,
+                              "at": visit.at.isoformat()}) + "\n")
         n += 1
     return n

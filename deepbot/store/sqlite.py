@@ -3,8 +3,13 @@
 The file is shared with the route frontier (``deepbot.frontier.sqlite``), so every
 name here starts with ``documents``: ``documents`` (one row per route key),
 ``documents_fts`` (an FTS5 index over title, summary, text and final URL, reading its
-text from ``documents``), ``documents_meta`` (schema version). Triggers keep the
-index in step with every insert, update and delete, inside the same transaction.
+text from ``documents``), ``documents_meta`` (schema version), ``documents_visits`` (every
+visit: when, and what it found) and ``documents_versions`` (earlier contents of changed
+or gone documents). Triggers keep the index in step with every insert, update and
+delete, inside the same transaction.
+
+Schema 1 (before histories) is upgraded in place when opened: two columns and two tables
+are added, nothing rewritten; its documents' first visit is the next one.
 
 Same PRAGMAs as the frontier and for the same reasons: WAL (readers never block the
 writer), ``synchronous=NORMAL`` (a commit survives a killed process), and a busy
@@ -18,17 +23,20 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
+from deepbot.content.fingerprint import page_fingerprint, same_page
 from deepbot.errors import StoreError
 from deepbot.routes import Document, Via
-from deepbot.store.base import Hit
+from deepbot.store.base import Change, Hit, Version, Visit
 from deepbot.store.fts import fts_query
 from deepbot.store.sqlitefile import SqliteFile
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+KEEP_VERSIONS = 3  # earlier versions kept per document, by default
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS documents_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
@@ -78,6 +86,33 @@ _SCHEMA = (
     END""",
 )
 
+# Schema 1 → 2: the fingerprint of the stored content and when it was first seen, every
+# visit, and the earlier versions. Run on a new store too (created as schema 1 above).
+_MIGRATE_TO_2 = (
+    "ALTER TABLE documents ADD COLUMN fingerprint TEXT",  # NULL: stored before; its text's is used
+    "ALTER TABLE documents ADD COLUMN changed_at TEXT",  # NULL: fetched_at stands in
+    """CREATE TABLE IF NOT EXISTS documents_visits (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        at TEXT NOT NULL,                 -- UTC, fixed width: sorts as text
+        change TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS documents_visits_by_id ON documents_visits (id, seq)",
+    "CREATE INDEX IF NOT EXISTS documents_visits_by_at ON documents_visits (at)",
+    """CREATE TABLE IF NOT EXISTS documents_versions (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        html BLOB,
+        fingerprint TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        until TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS documents_versions_by_id ON documents_versions (id, seq)",
+)
+
 _FIELDS = (
     "id", "route_key", "url", "final_url", "title", "status", "content_type", "text", "summary", "html",
     "nseql", "via", "depth", "seed", "domain", "query", "form_url", "size", "fetched_at", "meta",
@@ -114,6 +149,35 @@ def _document(row: sqlite3.Row) -> Document:
     return Document.model_validate(data)
 
 
+def _utc(at: datetime) -> str:
+    """A time as stored in the history tables: UTC, fixed width, so text order is time order."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def fingerprint_of(doc: Document) -> str:
+    """The crawl's fingerprint of the page (text and links), or one of its text alone."""
+    return doc.meta.get("fingerprint") or page_fingerprint(doc.text)
+
+
+# What a visit reads of the stored row: to compare, and to keep as a version.
+_KEPT = "id, url, title, text, html, fingerprint, fetched_at, changed_at"
+
+
+def _fingerprint(row: sqlite3.Row) -> str:
+    return str(row["fingerprint"] or page_fingerprint(row["text"]))  # NULL: stored by schema 1
+
+
+def _first_seen(row: sqlite3.Row) -> str:
+    return str(row["changed_at"] or _utc(_parsed(row["fetched_at"])))
+
+
+def _parsed(stamp: str) -> datetime:
+    at = datetime.fromisoformat(stamp)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def _split_marks(marked: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     """``"a \\x02b\\x03 c"`` → ``("a b c", ((2, 3),))``."""
     out: list[str] = []
@@ -133,17 +197,26 @@ def _split_marks(marked: str) -> tuple[str, tuple[tuple[int, int], ...]]:
 class SqliteDocumentStore:
     """A DocumentStore in one SQLite file; safe to share between threads and processes."""
 
-    def __init__(self, path: str | PathLike[str], *, create: bool = True, timeout_s: float = 30.0) -> None:
+    def __init__(self, path: str | PathLike[str], *, create: bool = True, timeout_s: float = 30.0,
+                 keep_versions: int = KEEP_VERSIONS) -> None:
         name = fspath(path)
         if not create and name != ":memory:" and not Path(name).is_file():
             raise StoreError(f"no document store at {name}")
+        if keep_versions < 0:
+            raise ValueError(f"keep_versions must be ≥ 0, not {keep_versions}")
         self.path = name
+        self.keep_versions = keep_versions
         self._file = SqliteFile(name, "document store", timeout_s=timeout_s, rows=True)
         with self._write() as db:
             for statement in _SCHEMA:
                 db.execute(statement)
-            db.execute("INSERT OR IGNORE INTO documents_meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            db.execute("INSERT OR IGNORE INTO documents_meta VALUES ('schema', '1')")  # new: migrated below
             (version,) = db.execute("SELECT value FROM documents_meta WHERE name = 'schema'").fetchone()
+            if version == "1":
+                for statement in _MIGRATE_TO_2:
+                    db.execute(statement)
+                db.execute("UPDATE documents_meta SET value = '2' WHERE name = 'schema'")
+                version = "2"
         if version != SCHEMA_VERSION:
             raise StoreError(f"document store {name} has schema {version}, expected {SCHEMA_VERSION}")
 
@@ -168,10 +241,71 @@ class SqliteDocumentStore:
 
     def upsert(self, doc: Document) -> bool:
         row = _row(doc)
+        fingerprint, at = fingerprint_of(doc), _utc(doc.fetched_at)
         with self._write() as db:
-            known = db.execute("SELECT 1 FROM documents WHERE route_key = ?", (doc.route_key,)).fetchone()
+            known = db.execute(f"SELECT {_KEPT} FROM documents WHERE route_key = ?",
+                               (doc.route_key,)).fetchone()
+            if known is None:
+                change, since = Change.NEW, at
+            elif same_page(_fingerprint(known), fingerprint):
+                change, since = Change.UNCHANGED, _first_seen(known)
+            else:
+                change, since = Change.CHANGED, at
+                self._keep_version(db, known, at)
             db.execute(_UPSERT, row)
+            db.execute("UPDATE documents SET fingerprint = ?, changed_at = ? WHERE route_key = ?",
+                       (fingerprint, since, doc.route_key))
+            db.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (?, ?, ?, ?)",
+                       (doc.id, doc.url, at, change.value))
         return known is None
+
+    def _keep_version(self, db: sqlite3.Connection, row: sqlite3.Row, until: str) -> None:
+        """Keep the stored content of ``row`` as its document's newest earlier version."""
+        if self.keep_versions == 0:
+            return
+        db.execute(
+            "INSERT INTO documents_versions (id, title, text, html, fingerprint, seen_at, until)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row["id"], row["title"], row["text"], row["html"], _fingerprint(row), _first_seen(row), until))
+        db.execute("DELETE FROM documents_versions WHERE id = ? AND seq NOT IN"
+                   " (SELECT seq FROM documents_versions WHERE id = ? ORDER BY seq DESC LIMIT ?)",
+                   (row["id"], row["id"], self.keep_versions))
+
+    def mark(self, doc_id: str, change: Change, at: datetime) -> bool:
+        if change not in (Change.UNCHANGED, Change.GONE):
+            raise ValueError(f"mark() records an unchanged or gone document, not {change}")
+        when = _utc(at)
+        with self._write() as db:
+            row = db.execute(f"SELECT {_KEPT} FROM documents WHERE id = ?", (doc_id,)).fetchone()
+            if row is None:
+                return False
+            if change is Change.GONE:
+                self._keep_version(db, row, when)
+                db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+            db.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (?, ?, ?, ?)",
+                       (doc_id, row["url"], when, change.value))
+        return True
+
+    def visits(self, *, doc_id: str | None = None, since: datetime | None = None) -> Iterator[Visit]:
+        where, args = [], []
+        if doc_id is not None:
+            where.append("id = ?")
+            args.append(doc_id)
+        if since is not None:
+            where.append("at >= ?")
+            args.append(_utc(since))
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._read(f"SELECT id, url, at, change FROM documents_visits{clause} ORDER BY at, seq",
+                          tuple(args))
+        for row in rows:
+            yield Visit(doc_id=row["id"], url=row["url"], at=_parsed(row["at"]), change=Change(row["change"]))
+
+    def versions(self, doc_id: str) -> list[Version]:
+        rows = self._read("SELECT * FROM documents_versions WHERE id = ? ORDER BY seq DESC", (doc_id,))
+        return [Version(doc_id=row["id"], title=row["title"], text=row["text"],
+                        html=zlib.decompress(row["html"]).decode() if row["html"] is not None else "",
+                        fingerprint=row["fingerprint"], seen_at=_parsed(row["seen_at"]),
+                        until=_parsed(row["until"])) for row in rows]
 
     def get(self, doc_id: str) -> Document | None:
         rows = self._read("SELECT * FROM documents WHERE id = ?", (doc_id,))
