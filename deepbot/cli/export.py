@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from deepbot.config import DEFAULT_STORE
+from deepbot.store.open import store_target
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("export", help="export the stored documents (JSONL, WARC)")
-    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE), help="the crawl's store file")
+    p.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE), help="the crawl's store file")
     p.add_argument("--format", choices=("jsonl", "warc"), default="jsonl")
     p.add_argument(
         "--output", "-o", type=Path, default=None,
@@ -42,9 +43,10 @@ def _replacing(target: Path) -> Iterator[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.store import SqliteDocumentStore, write_jsonl, write_warc
+    from deepbot.store import write_jsonl, write_warc
+    from deepbot.store.open import open_document_store
 
-    with SqliteDocumentStore(args.store, create=False) as store:
+    with open_document_store(args.store, create=False) as store:
         if args.format == "jsonl":
             docs = store.iter_documents(html=args.html)
             if args.output is None:

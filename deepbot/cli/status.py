@@ -9,26 +9,27 @@ from typing import Any
 
 from deepbot.config import DEFAULT_STORE
 from deepbot.errors import StoreError
+from deepbot.store.open import shown_target, store_target
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("status", help="show a store's routes, documents, failures")
-    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE))
+    p.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.frontier import SqliteRouteStore
-    from deepbot.store import SqliteDocumentStore
+    from deepbot.frontier.open import open_route_store
+    from deepbot.store.open import open_document_store, store_missing
 
-    if not args.store.exists():
+    if store_missing(args.store):
         raise StoreError(f"no store at {args.store} (run `deepbot crawl --store {args.store}` first)")
-    frontier = SqliteRouteStore(args.store)
-    documents = SqliteDocumentStore(args.store)
+    frontier = open_route_store(args.store)
+    documents = open_document_store(args.store)
     try:
         report: dict[str, Any] = {
-            "store": str(args.store),
+            "store": shown_target(args.store),
             "routes": frontier.counts(),
             "documents": documents.count(),
             "documents_by_via": documents.counts_by_via(),

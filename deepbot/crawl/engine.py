@@ -40,11 +40,13 @@ from deepbot.crawl.stats import CrawlStats, Progress, Stop
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.errors import CaptchaShown, DeepBotError, ElementUnusable, LoggedOut, Refused
 from deepbot.forms.queries import FormQueries
-from deepbot.frontier import Lease, RouteState, RouteStore, SqliteRouteStore
+from deepbot.frontier import Lease, RouteState, RouteStore
+from deepbot.frontier.open import open_route_store
 from deepbot.policy.links import SAVE_EVERY, LinkPolicy
 from deepbot.routes import Document, Route, Via, doc_id, route_key
 from deepbot.routes.sequences import navigate_step
-from deepbot.store import DocumentStore, SqliteDocumentStore
+from deepbot.store import DocumentStore
+from deepbot.store.open import open_document_store
 
 if TYPE_CHECKING:
     from deepbot.learn.crawler import PatternProcessor
@@ -149,11 +151,11 @@ class Crawler:
         if frontier is None or documents is None:
             self.config.store.parent.mkdir(parents=True, exist_ok=True)
         if frontier is None:
-            frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
+            frontier = open_route_store(self.config.store, max_attempts=self.config.max_attempts)
             self._stack.callback(frontier.close)
         self.frontier = frontier
         if documents is None:
-            documents = SqliteDocumentStore(self.config.store)
+            documents = open_document_store(self.config.store)
             self._stack.callback(documents.close)
         self.documents = documents
         self.session = CrawlSession(self.frontier)
