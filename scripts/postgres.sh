@@ -61,11 +61,13 @@ _pg_cluster() {
     port="$(_pg_free_port)"
     _pg_as "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; return 1; }
-    # fsync off: a throwaway cluster, faster tests; the socket in our own directory, so two
-    # clusters on one machine never meet in /var/run/postgresql.
-    _pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off" \
-        -o "-c full_page_writes=off -c max_connections=200" start >/dev/null \
+    # In the cluster's own configuration, so that a plain `pg_ctl start` (the restart test)
+    # brings it back the same. fsync off: a throwaway cluster, faster tests; the socket in our
+    # own directory, so two clusters on one machine never meet in /var/run/postgresql.
+    printf '%s\n' "listen_addresses = '127.0.0.1'" "port = $port" "unix_socket_directories = '$dir'" \
+        "fsync = off" "full_page_writes = off" "max_connections = 200" \
+        | _pg_as tee -a "$dir/data/postgresql.conf" >/dev/null
+    _pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
         || { cat "$dir/server.log" >&2; return 1; }
     echo "postgresql://postgres@127.0.0.1:$port/postgres $dir"
 }

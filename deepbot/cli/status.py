@@ -20,6 +20,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from deepbot.cli.worker import worker_lines, worker_rows
     from deepbot.frontier.open import open_route_store
     from deepbot.store.open import open_document_store, store_missing
 
@@ -35,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
             "documents_by_via": documents.counts_by_via(),
             "failures": frontier.failures(),
         }
+        if workers := worker_rows(frontier):  # a shared (PostgreSQL) store's registry
+            report["workers"] = workers
     finally:
         frontier.close()
         documents.close()
@@ -49,4 +52,6 @@ def run(args: argparse.Namespace) -> int:
         print("Failures:")
         for reason, count in sorted(report["failures"].items(), key=lambda kv: -kv[1]):
             print(f"  {count:6d}  {reason}")
+    for line in worker_lines(report.get("workers", [])):
+        print(line)
     return 0

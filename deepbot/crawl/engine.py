@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepbot.browser.egress import EgressProxy, blocks_private
@@ -148,7 +149,7 @@ class Crawler:
 
     async def _open(self) -> Crawler:
         frontier, documents = self._given
-        if frontier is None or documents is None:
+        if (frontier is None or documents is None) and isinstance(self.config.store, Path):
             self.config.store.parent.mkdir(parents=True, exist_ok=True)
         if frontier is None:
             frontier = open_route_store(self.config.store, max_attempts=self.config.max_attempts)
@@ -162,7 +163,7 @@ class Crawler:
         self.frontier.recover()  # leases of crashed earlier runs come back now, not at expiry
         self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
         if self.config.learn_from is not None:
-            self.policy.learn_paths(self.config.learn_from, self.config.store)
+            self.policy.learn_paths(self.config.learn_from, Path(self.config.store))
         # Main text first (documents are stored with it), then the link policy's ratings,
         # then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), *self.policy.processors(self._raise_links),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deepbot.errors import StoreError
@@ -80,7 +81,25 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS forms_known (identity TEXT PRIMARY KEY)",
+    # The worker registry (`deepbot status`): one row per process that worked on the crawl.
+    """CREATE TABLE IF NOT EXISTS workers (
+        identity TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,
+        started DOUBLE PRECISION NOT NULL, last_seen DOUBLE PRECISION NOT NULL,
+        routes_done BIGINT NOT NULL DEFAULT 0, state TEXT NOT NULL)""",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """One process of a shared crawl, as it last reported itself."""
+
+    host: str
+    pid: int
+    routes_done: int  # routes this process acknowledged done
+    started: float  # wall-clock seconds
+    last_seen: float
+    state: str  # "working", "stopped" (SIGTERM, Ctrl-C) or "finished"
+
 
 
 
@@ -109,6 +128,8 @@ class PostgresRouteStore(OnDatabase):
         self.url, self.max_attempts, self._clock = url, max_attempts, clock
         self._process = process or current_identity()  # whose leases recover() may hand back
         self._sessions_put: set[str] = set()  # digests written: put_session skips a round trip
+        self._started = clock()
+        self.routes_done = 0  # by this process: the worker registry shows it
         self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
         self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, _SCHEMA)
         if recover:
@@ -252,7 +273,10 @@ class PostgresRouteStore(OnDatabase):
         return None if settled is None else _PUBLIC[settled]
 
     def ack_done(self, lease: Lease) -> RouteState | None:
-        return self._settle(lease, state=DONE)
+        settled = self._settle(lease, state=DONE)
+        if settled is RouteState.DONE:
+            self.routes_done += 1
+        return settled
 
     def ack_failed(
         self, lease: Lease, reason: str, *, retry: bool, backoff_s: float = 0.0
@@ -290,6 +314,22 @@ class PostgresRouteStore(OnDatabase):
             return count
 
         return self._db.run(run)
+
+    # -- the worker registry ---------------------------------------------------------
+
+    def report_worker(self, state: str) -> None:
+        """Record this process in the registry: alive now, how many routes it has done."""
+        host, pid, _ = self._process.rsplit(":", 2)
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO workers VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (identity) DO UPDATE"
+            " SET last_seen = excluded.last_seen, routes_done = excluded.routes_done, state = excluded.state",
+            (self._process, host, int(pid), self._started, self._clock(), self.routes_done, state)))
+
+    def workers(self) -> list[WorkerRecord]:
+        """Every process that reported itself, most recently seen first."""
+        rows = self._db.read("SELECT host, pid, routes_done, started, last_seen, state FROM workers"
+                             " ORDER BY last_seen DESC, host, pid")
+        return [WorkerRecord(*row) for row in rows]
 
     # -- reading ---------------------------------------------------------------------
 

@@ -33,6 +33,9 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+# What a server says when it will not take us however long we wait (libpq gives no SQLSTATE
+# for a failed connection, only its message).
+_REFUSALS = ("does not exist", "authentication", "password", "pg_hba.conf", "permission denied", "invalid")
 
 
 def is_postgres_url(target: object) -> bool:
@@ -66,13 +69,27 @@ class PostgresDatabase:
             kwargs={"connect_timeout": max(1, int(connect_timeout_s))},
         )
         try:
-            # One connection first: a wrong URL, database or password fails now with the
-            # server's own words, rather than after the pool's timeout.
-            psycopg.connect(url, connect_timeout=max(1, int(connect_timeout_s))).close()
+            self._first_connection(max(1, int(connect_timeout_s)))
             self._pool.open(wait=True, timeout=connect_timeout_s)
         except Exception as exc:  # psycopg's errors, PoolTimeout, or a malformed URL
             self._pool.close()
             raise StoreError(f"cannot open {what} {self.shown}: {self._why(exc)}") from exc
+
+    def _first_connection(self, timeout_s: int) -> None:
+        """One connection before the pool's: a wrong database, user or password fails now, in
+        the server's words; a server that is down or restarting is waited for, as run() waits
+        (a worker started with its database, or during a restart, goes on)."""
+        deadline = time.monotonic() + self.reconnect_s
+        while True:
+            try:
+                self._psycopg.connect(self.url, connect_timeout=timeout_s).close()
+                return
+            except self._psycopg.OperationalError as exc:
+                said = str(exc)
+                if any(word in said for word in _REFUSALS) or time.monotonic() + 1 > deadline:
+                    raise
+                log.warning("%s %s: %s; trying again", self.what, self.shown, self._why(exc))
+                time.sleep(1)
 
     def _why(self, exc: BaseException) -> str:
         """The server's own message when there is one (the pool's timeout says less)."""
