@@ -33,7 +33,7 @@ from deepbot.content import (
 )
 from deepbot.content.links import ObtainLinks
 from deepbot.content.scope import Scope
-from deepbot.crawl.politeness import HostSlot, Politeness, host_key
+from deepbot.crawl.politeness import HostSlot, HostTurns, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache, UrllibFetcher
 from deepbot.crawl.sessions import CrawlSession, load_session
 from deepbot.crawl.stages import Reading, Verdict, Visited, build, choose, classify
@@ -155,6 +155,7 @@ class Crawler:
             frontier = open_route_store(self.config.store, max_attempts=self.config.max_attempts)
             self._stack.callback(frontier.close)
         self.frontier = frontier
+        self.politeness.shared = frontier if isinstance(frontier, HostTurns) else None
         if documents is None:
             documents = open_document_store(self.config.store)
             self._stack.callback(documents.close)

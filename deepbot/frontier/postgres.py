@@ -86,6 +86,8 @@ _SCHEMA = (
         identity TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,
         started DOUBLE PRECISION NOT NULL, last_seen DOUBLE PRECISION NOT NULL,
         routes_done BIGINT NOT NULL DEFAULT 0, state TEXT NOT NULL)""",
+    # Politeness over every worker: when each host may be asked next (HostTurns).
+    "CREATE TABLE IF NOT EXISTS host_turns (host TEXT PRIMARY KEY, next_at DOUBLE PRECISION NOT NULL)",
 )
 
 
@@ -314,6 +316,28 @@ class PostgresRouteStore(OnDatabase):
             return count
 
         return self._db.run(run)
+
+    # -- politeness over every worker (crawl.politeness.HostTurns) -------------------
+
+    def take_turn(self, host: str, spacing: float) -> float:
+        def take(conn: Conn) -> float:
+            conn.execute("INSERT INTO host_turns VALUES (%s, 0) ON CONFLICT DO NOTHING", (host,))
+            # The row lock orders the workers asking for one host: one turn each, spaced.
+            row = conn.execute("SELECT next_at FROM host_turns WHERE host = %s FOR UPDATE",
+                               (host,)).fetchone()
+            now = self._clock()
+            if row is not None and row[0] > now:
+                return float(row[0]) - now
+            conn.execute("UPDATE host_turns SET next_at = %s WHERE host = %s", (now + spacing, host))
+            return 0.0
+
+        return self._db.run(take)
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        until = self._clock() + seconds
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO host_turns VALUES (%s, %s) ON CONFLICT (host)"
+            " DO UPDATE SET next_at = greatest(host_turns.next_at, excluded.next_at)", (host, until)))
 
     # -- the worker registry ---------------------------------------------------------
 

@@ -8,8 +8,10 @@ request log tells whether a page was fetched more often than in that crawl.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -22,7 +24,7 @@ import psycopg
 import pytest
 
 from deepbot.frontier.postgres import PostgresRouteStore
-from fixtures.server import FixtureServer
+from fixtures.server import FixtureServer, Request
 from postgres.database import Databases, admin_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -93,9 +95,21 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+class TimedServer(FixtureServer):
+    """The fixture web, with when each request arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrivals: list[tuple[float, str]] = []
+
+    def record(self, request: Request) -> None:
+        super().record(request)
+        self.arrivals.append((time.monotonic(), request.path))
+
+
 @pytest.fixture(scope="module")
-def site() -> Iterator[FixtureServer]:
-    with FixtureServer() as server:
+def site() -> Iterator[TimedServer]:
+    with TimedServer() as server:
         yield server
 
 
@@ -209,3 +223,25 @@ def test_a_database_restart_mid_crawl_loses_nothing(site: FixtureServer, config:
     ended = _finish(processes)
     assert [code for code, _ in ended] == [0, 0], ended
     assert _documents(shared) == reference.documents
+
+
+def test_the_per_host_delay_holds_across_workers(site: TimedServer, reference: Reference, shared: str,
+                                                 tmp_path: Path) -> None:
+    """Two processes, one host, min_delay 1 s: visits start a second apart whichever process
+    makes them (the turn is taken in the database), as the server saw them arrive."""
+    polite = tmp_path / "polite.yaml"
+    polite.write_text("lease_ttl: 8\nworkers: 2\nmin_delay: 1.0\nmax_pages: 14\n")
+    site.arrivals.clear()
+    ended = _finish(_start_crawl(site, polite, shared, 2))
+    assert [code for code, _ in ended] == [0, 0], ended
+    with PostgresRouteStore(shared, recover=False) as store:
+        assert sum(1 for w in store.workers() if w.routes_done) == 2  # both fetched pages
+    # A book's page is one request per visit (a form's visit is two: the form, then its results).
+    books = sorted(when for when, path in site.arrivals if path.startswith("/books/item/"))
+    assert len(books) >= 3
+    gaps = [b - a for a, b in itertools.pairwise(books)]
+    # A visit starts 1 s after the last one of either process; its request reaches the server
+    # some tenths later, more or less (a loaded machine's jitter). Two processes spacing their
+    # own visits only would meet the server about every half second, at times together.
+    assert min(gaps) >= 0.3, gaps
+    assert statistics.median(gaps) >= 0.9, gaps
