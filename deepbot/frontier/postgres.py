@@ -145,7 +145,7 @@ class PostgresRouteStore(OnDatabase):
             return digest
         data = state.model_dump_json()
         self._db.run(lambda conn: conn.execute(
-            "INSERT INTO sessions VALUES (%s, %s) ON CONFLICT DO NOTHING", (digest, data)))
+            "INSERT INTO sessions VALUES (%s, %s) ON CONFLICT DO NOTHING", (digest, data)), atomic=False)
         if len(self._sessions_put) >= _SESSIONS_REMEMBERED:
             self._sessions_put.clear()
         self._sessions_put.add(digest)
@@ -161,7 +161,7 @@ class PostgresRouteStore(OnDatabase):
         self._db.run(lambda conn: conn.execute(
             "INSERT INTO frontier_meta VALUES (%s, %s)"
             " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            (f"state:{name}", value)))
+            (f"state:{name}", value)), atomic=False)
 
     def get_state(self, name: str) -> str | None:
         rows = self._db.read("SELECT value FROM frontier_meta WHERE name = %s", (f"state:{name}",))
@@ -253,25 +253,26 @@ class PostgresRouteStore(OnDatabase):
                   "max": self.max_attempts, "reason": reason, "not_before": not_before}
 
         def settle(conn: Conn) -> int | None:
+            # One statement, so one round trip: the route, then the counters it moved.
             row = conn.execute(
                 f"WITH old AS (SELECT seq AS old_seq, state AS old_state FROM routes WHERE seq = %(id)s"
-                f"  AND lease_no = %(token)s AND state IN ({LEASED}, {QUEUED}, {DELAYED}) FOR UPDATE)"
-                " UPDATE routes SET attempts = attempts + %(tried)s,"
-                f" state = CASE WHEN %(tried)s = 1 AND attempts + 1 >= %(max)s THEN {FAILED}"
-                " ELSE %(state)s END,"
-                " not_before = coalesce(%(not_before)s, not_before), reason = coalesce(%(reason)s, reason),"
-                f" {_CLEAR_LEASE} FROM old WHERE seq = old_seq RETURNING old_state, state",
+                f"  AND lease_no = %(token)s AND state IN ({LEASED}, {QUEUED}, {DELAYED}) FOR UPDATE),"
+                " settled AS (UPDATE routes SET attempts = attempts + %(tried)s,"
+                f"  state = CASE WHEN %(tried)s = 1 AND attempts + 1 >= %(max)s THEN {FAILED}"
+                "  ELSE %(state)s END,"
+                "  not_before = coalesce(%(not_before)s, not_before), reason = coalesce(%(reason)s, reason),"
+                f"  {_CLEAR_LEASE} FROM old WHERE seq = old_seq RETURNING old_state, state),"
+                " moved AS (SELECT s, sum(d) AS d FROM (SELECT old_state AS s, -1 AS d FROM settled"
+                "  UNION ALL SELECT state, 1 FROM settled) t GROUP BY s HAVING sum(d) <> 0),"
+                " bumped AS (INSERT INTO route_counts (state, shard, n)"
+                f"  SELECT s, pg_backend_pid() %% {_SHARDS}, d FROM moved ORDER BY s"
+                "  ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n)"
+                " SELECT old_state, state FROM settled",
                 params,
             ).fetchone()
-            if row is None:
-                return None
-            moved: Counter[int] = Counter()
-            moved[row[0]] -= 1
-            moved[row[1]] += 1
-            _bump(conn, moved)
-            return int(row[1])
+            return None if row is None else int(row[1])
 
-        settled = self._db.run(settle)
+        settled = self._db.run(settle, atomic=False)
         return None if settled is None else _PUBLIC[settled]
 
     def ack_done(self, lease: Lease) -> RouteState | None:
@@ -337,7 +338,8 @@ class PostgresRouteStore(OnDatabase):
         until = self._clock() + seconds
         self._db.run(lambda conn: conn.execute(
             "INSERT INTO host_turns VALUES (%s, %s) ON CONFLICT (host)"
-            " DO UPDATE SET next_at = greatest(host_turns.next_at, excluded.next_at)", (host, until)))
+            " DO UPDATE SET next_at = greatest(host_turns.next_at, excluded.next_at)", (host, until)),
+            atomic=False)
 
     # -- the worker registry ---------------------------------------------------------
 
@@ -347,7 +349,8 @@ class PostgresRouteStore(OnDatabase):
         self._db.run(lambda conn: conn.execute(
             "INSERT INTO workers VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (identity) DO UPDATE"
             " SET last_seen = excluded.last_seen, routes_done = excluded.routes_done, state = excluded.state",
-            (self._process, host, int(pid), self._started, self._clock(), self.routes_done, state)))
+            (self._process, host, int(pid), self._started, self._clock(), self.routes_done, state)),
+            atomic=False)
 
     def workers(self) -> list[WorkerRecord]:
         """Every process that reported itself, most recently seen first."""
@@ -388,7 +391,7 @@ class PostgresRouteStore(OnDatabase):
             return 0
         return self._db.run(lambda conn: conn.execute(
             f"UPDATE routes SET priority = %s WHERE key = ANY(%s) AND state IN ({QUEUED}, {DELAYED})"
-            " AND priority < %s", (priority, batch, priority)).rowcount)
+            " AND priority < %s", (priority, batch, priority)).rowcount, atomic=False)
 
     def claim_page(self, identity: str, key: str) -> bool:
         def claim(conn: Conn) -> bool:
@@ -404,7 +407,8 @@ class PostgresRouteStore(OnDatabase):
         batch = sorted(set(identities))  # sorted: concurrent inserts take their row locks in one order
         if batch:
             self._db.run(lambda conn: conn.execute(
-                "INSERT INTO forms_known SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (batch,)))
+                "INSERT INTO forms_known SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (batch,)),
+                atomic=False)
 
     def known_forms(self, identities: Iterable[str]) -> set[str]:
         asked = list(dict.fromkeys(identities))

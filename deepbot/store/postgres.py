@@ -149,14 +149,14 @@ class PostgresDocumentStore(OnDatabase):
             found = conn.execute(_UPSERT, row).fetchone()
             return bool(found and found[0])
 
-        return self._db.run(upsert)
+        return self._db.run(upsert, atomic=False)
 
     def _select(self, sql: str, args: tuple[Any, ...]) -> tuple[list[str], list[tuple[Any, ...]]]:
         def select(conn: Conn) -> tuple[list[str], list[tuple[Any, ...]]]:
             cursor = conn.execute(sql, args)
             return [c.name for c in cursor.description or ()], cursor.fetchall()
 
-        return self._db.run(select)
+        return self._db.run(select, atomic=False)
 
     def get(self, doc_id: str) -> Document | None:
         columns, rows = self._select(f"SELECT {', '.join(_FIELDS)} FROM documents WHERE id = %s", (doc_id,))

@@ -66,7 +66,9 @@ class PostgresDatabase:
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
             url, min_size=1, max_size=max_size, open=False, timeout=connect_timeout_s,
             check=ConnectionPool.check_connection, name=f"deepbot {what}",
-            kwargs={"connect_timeout": max(1, int(connect_timeout_s))},
+            # autocommit: a one-statement operation is one round trip (no BEGIN, no COMMIT);
+            # run() opens a transaction for the others.
+            kwargs={"connect_timeout": max(1, int(connect_timeout_s)), "autocommit": True},
         )
         try:
             self._first_connection(max(1, int(connect_timeout_s)))
@@ -99,16 +101,19 @@ class PostgresDatabase:
         errors = self._psycopg.errors
         return isinstance(exc, self._psycopg.OperationalError | errors.TransactionRollback)
 
-    def run(self, work: Callable[[psycopg.Connection[tuple[Any, ...]]], T]) -> T:
-        """``work`` in one transaction; run again on a new connection while the database is
-        out of reach, at most ``reconnect_s`` seconds."""
+    def run(self, work: Callable[[psycopg.Connection[tuple[Any, ...]]], T], *, atomic: bool = True) -> T:
+        """``work`` in one transaction (``atomic=False``: one statement, which is its own); run
+        again on a new connection while the database is out of reach, at most ``reconnect_s``."""
         deadline = time.monotonic() + self.reconnect_s
         pause = 0.2
         while True:
             try:
                 wait = max(0.5, min(5.0, deadline - time.monotonic()))
-                with self._pool.connection(timeout=wait) as conn, conn.transaction():
-                    return work(conn)
+                with self._pool.connection(timeout=wait) as conn:
+                    if not atomic:
+                        return work(conn)
+                    with conn.transaction():
+                        return work(conn)
             except self._psycopg.Error as exc:
                 if not self._retryable(exc) or time.monotonic() + pause > deadline:
                     raise StoreError(f"{self.what} {self.shown}: {self._why(exc)}") from exc
@@ -120,7 +125,7 @@ class PostgresDatabase:
         def query(conn: psycopg.Connection[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
             return conn.execute(sql, args).fetchall()
 
-        return self.run(query)
+        return self.run(query, atomic=False)
 
     def exists(self, table: str) -> bool:
         return bool(self.read("SELECT to_regclass(%s) IS NOT NULL", (table,))[0][0])
