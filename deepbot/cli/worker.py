@@ -12,6 +12,9 @@ committed, and any lease still held goes back to the queue at once; a second sig
 at once (what was in flight is leased again when its lease expires). A worker that dies
 without a word (SIGKILL, a lost machine) gives its routes back when their leases expire.
 
+robots.txt is fetched once per host for the whole crawl: the first worker to need it keeps
+the answer in the database (``SharedRobots``), where the others read it.
+
 Each worker reports itself every few seconds in the database's worker registry (host, pid,
 routes done, last seen), which ``deepbot status`` shows.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import logging
 import signal
@@ -35,6 +39,7 @@ from deepbot.errors import ConfigError
 if TYPE_CHECKING:
     from deepbot.config import CrawlConfig
     from deepbot.crawl.engine import Crawler
+    from deepbot.crawl.robots import RobotsFetcher, RobotsResponse
     from deepbot.frontier.postgres import PostgresRouteStore
 
 log = logging.getLogger(__name__)
@@ -127,6 +132,31 @@ class Heartbeat:
         self._report(self.state)
 
 
+class SharedRobots:
+    """A RobotsFetcher that asks the crawl's database first (crawl.robots' fetcher seam): an
+    answer that says something for good (2xx, 3xx, 4xx) is kept there by the first worker
+    that fetched it; a 5xx or no answer is left for each worker to try again."""
+
+    def __init__(self, fetcher: RobotsFetcher, store: PostgresRouteStore) -> None:
+        self.fetcher = fetcher
+        self.store = store
+
+    async def __call__(self, url: str) -> RobotsResponse:
+        from deepbot.crawl.robots import RobotsResponse
+
+        name = f"robots:{url}"
+        kept = await asyncio.to_thread(self.store.get_state, name)
+        if kept is not None:
+            data = json.loads(kept)
+            return RobotsResponse(data["status"], base64.b64decode(data["body"]), data["location"])
+        response = await self.fetcher(url)
+        if response.status < 500:
+            data = {"status": response.status, "body": base64.b64encode(response.body).decode(),
+                    "location": response.location}
+            await asyncio.to_thread(self.store.put_state, name, json.dumps(data))
+        return response
+
+
 async def _drain(crawler: Crawler, crawling: asyncio.Task[None]) -> None:
     """Stop taking leases, let the routes in flight finish and commit, then stop reading."""
     crawler._stop = True  # the workers' loop condition: each ends after its route in flight
@@ -155,6 +185,7 @@ async def work(config: CrawlConfig, *, progress: bool = True, as_json: bool = Fa
         async with Crawler(config, progress=progress) as crawler:
             store = crawler.frontier
             assert isinstance(store, PostgresRouteStore)
+            crawler.robots.fetcher = SharedRobots(crawler.robots.fetcher, store)
             with Heartbeat(store) as heartbeat:
                 crawling = asyncio.create_task(_consume(crawler))
                 stopping = asyncio.create_task(signalled.wait())

@@ -27,7 +27,9 @@ from deepbot.frontier.postgres import PostgresRouteStore
 from fixtures.server import FixtureServer, Request
 from postgres.database import Databases, admin_url
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(600)]
+# One xdist worker for the module: the reference crawl is made once, not once per worker.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(600),
+              pytest.mark.xdist_group("postgres-workers")]
 
 SLICE = (r"/books/search/advanced$", r"/books/results", r"/books/item/")
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,6 +150,7 @@ def test_three_workers_store_what_one_process_stores(site: FixtureServer, config
     assert [code for code, _ in ended] == [0, 0, 0], ended
     assert _documents(shared) == reference.documents
     assert _pages(site) == reference.hits  # no page fetched more often than by one process
+    assert sum(1 for _, path in site.hits if path == "/robots.txt") == 1  # once for the crawl, kept
     with PostgresRouteStore(shared, recover=False) as store:
         workers = store.workers()
         assert len(workers) == 3 and all(w.state == "finished" for w in workers)
