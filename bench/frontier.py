@@ -12,6 +12,14 @@ hashed path segment, so keys land all over the key index as real links do.
 
 Rates are wall-clock; the CPU columns (this process's CPU time per route, all
 phases) are what to compare on a shared, busy machine.
+
+    python bench/frontier.py --clients 1,4,16 [--backend sqlite|postgres] [--url URL]
+
+With ``--clients``, for each size and client count: push the N routes, then drain them
+with that many client processes at once, each leasing a batch and acking each route on
+its own, as workers on several machines do; the rate is routes leased and acked per
+second, all clients together. PostgreSQL runs on a new database of the server at
+``--url`` (default: $DEEPBOT_TEST_POSTGRES) for each run, dropped after.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from deepbot.frontier import SqliteRouteStore
 from deepbot.routes import Route, Via, route_key
@@ -175,6 +184,112 @@ def run(n: int, directory: Path) -> Result:
     )
 
 
+@dataclass
+class ClientsResult:
+    backend: str
+    routes: int
+    clients: int
+    push_per_s: float
+    lease_ack_per_s: float  # routes leased and acked per second, every client together
+    busiest_share: float  # the largest share of the routes one client got
+
+
+def _client(backend: str, where: str, lease_batch: int, start: object, done: object) -> None:
+    store = _open(backend, where)
+    start.wait()  # type: ignore[attr-defined]
+    count = 0
+    while leases := store.lease(lease_batch, "bench", ttl_s=600):
+        for granted in leases:
+            store.ack_done(granted)
+        count += len(leases)
+    store.close()
+    done.put(count)  # type: ignore[attr-defined]
+
+
+def _open(backend: str, where: str) -> Any:
+    if backend == "postgres":
+        from deepbot.frontier.postgres import PostgresRouteStore
+
+        return PostgresRouteStore(where, recover=False)
+    return SqliteRouteStore(where, recover=False)
+
+
+@contextmanager
+def _storage(backend: str, url: str | None, directory: Path, n: int, clients: int) -> Iterator[str]:
+    """Where one run's store lives: a new SQLite file, or a new PostgreSQL database."""
+    if backend == "sqlite":
+        path = directory / f"clients-{n}-{clients}.db"
+        yield str(path)
+        for p in directory.glob(path.name + "*"):
+            p.unlink()
+        return
+    import psycopg
+
+    if not url:
+        raise SystemExit("--backend postgres needs --url or $DEEPBOT_TEST_POSTGRES")
+    name = f"deepbot_bench_{n}_{clients}_{int(time.time())}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}".encode())
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
+
+
+def run_clients(backend: str, url: str | None, n: int, clients: int, directory: Path,
+                lease_batch: int) -> ClientsResult:
+    import multiprocessing
+
+    with _storage(backend, url, directory, n, clients) as where:
+        store = _open(backend, where)
+        began = time.perf_counter()
+        for start, count in batches(n, PUSH_BATCH):
+            assert store.push(make_routes(start, count)) == count
+        push_s = time.perf_counter() - began
+        context = multiprocessing.get_context("spawn")
+        go, done = context.Event(), context.Queue()
+        workers = [context.Process(target=_client, args=(backend, where, lease_batch, go, done))
+                   for _ in range(clients)]
+        for worker in workers:
+            worker.start()
+        time.sleep(2 + 0.2 * clients)  # every client has opened its store before the clock starts
+        began = time.perf_counter()
+        go.set()
+        counts = [done.get() for _ in workers]
+        drain_s = time.perf_counter() - began
+        for worker in workers:
+            worker.join()
+        assert sum(counts) == n and store.pending() == 0, (counts, store.pending())
+        store.close()
+    return ClientsResult(backend, n, clients, n / push_s, n / drain_s, max(counts) / n)
+
+
+def main_clients(args: argparse.Namespace, sizes: list[int]) -> None:
+    import os
+
+    url = args.url or os.environ.get("DEEPBOT_TEST_POSTGRES")
+    clients = [int(c) for c in (args.clients or "1").split(",")]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="deepbot-bench-", dir=args.dir) as tmp:
+        for n in sizes:
+            for c in clients:
+                results.append(run_clients(args.backend, url, n, c, Path(tmp), args.lease_batch))
+                if not args.json:
+                    print(f"  done {n:,} routes, {c} clients", file=sys.stderr)
+    if args.json:
+        print(json.dumps([asdict(r) for r in results], indent=2))
+        return
+    print(f"{args.backend} frontier, concurrent clients (processes): lease batches of {args.lease_batch},"
+          " one ack per route")
+    header = f"{'routes':>10} {'clients':>7} {'push/s':>8} {'lease+ack/s':>12} {'busiest client':>15}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        print(f"{r.routes:>10,} {r.clients:>7} {r.push_per_s:>8,.0f} {r.lease_ack_per_s:>12,.0f}"
+              f" {r.busiest_share:>14.0%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -182,8 +297,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated route counts")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--dir", default=None, help="where the temporary files go (default: system temp)")
+    parser.add_argument("--clients", default=None, help="comma-separated client counts: the concurrent run")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--url", default=None, help="PostgreSQL server (default: $DEEPBOT_TEST_POSTGRES)")
+    parser.add_argument("--lease-batch", type=int, default=LEASE_BATCH)
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
+    if args.clients or args.backend == "postgres":
+        main_clients(args, sizes)
+        return
     results = []
     with tempfile.TemporaryDirectory(prefix="deepbot-bench-", dir=args.dir) as tmp:
         for n in sizes:

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-chromium.sh
+# A throwaway PostgreSQL on loopback for the postgresql:// store's tests, stopped at exit.
+source scripts/postgres.sh && postgres_start && trap postgres_stop EXIT
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'

@@ -15,7 +15,7 @@ from deepbot.errors import DeepBotError
 
 # Module names under deepbot.cli, in the order `deepbot --help` lists them.
 COMMANDS: tuple[str, ...] = (
-    "demo", "crawl", "recrawl", "learn", "login", "status", "search", "export", "replay", "analyze",
+    "demo", "crawl", "recrawl", "worker", "learn", "login", "status", "search", "export", "replay", "analyze",
 )
 
 

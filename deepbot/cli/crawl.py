@@ -11,6 +11,7 @@ from typing import Any
 
 from deepbot.config import CrawlConfig
 from deepbot.config.reference import describe, describe_opposite
+from deepbot.store.open import is_postgres_url, store_target
 
 # flag name -> config key; every flag has a config key of the same name.
 _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
@@ -51,7 +52,7 @@ def register(sub: Any) -> None:
                    help=describe("allow_origins") + " Repeatable.")
     p.add_argument("--block-private", action=argparse.BooleanOptionalAction, help=describe("block_private"))
     p.add_argument("--proxy", metavar="URL", help=describe("proxy"))
-    p.add_argument("--store", type=Path, metavar="FILE", help=describe("store"))
+    p.add_argument("--store", type=store_target, metavar="FILE|URL", help=describe("store"))
     p.add_argument("--session", type=Path, metavar="FILE", help=describe("session"))
     p.add_argument("--keywords", metavar="QUERY",
                    help=describe("keywords") + ' Example: \'java AND (xml OR "web services")\'.')
@@ -123,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S",
                         stream=sys.stderr)
     try:
+        if is_postgres_url(config.store):  # a crawl several machines share: this process is one worker
+            from deepbot.cli.worker import crawl_shared
+
+            return crawl_shared(config, progress=not args.quiet, as_json=args.json)
         return asyncio.run(crawl_and_report(config, progress=not args.quiet, as_json=args.json))
     except KeyboardInterrupt:
         # Ctrl-C while the browser started or the stores closed: the crawl itself says more

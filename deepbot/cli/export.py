@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from deepbot.config import DEFAULT_STORE
+from deepbot.store.open import store_target
 
 if TYPE_CHECKING:
     from deepbot.routes import Document
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("export", help="export the stored documents (JSONL, WARC)")
-    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE), help="the crawl's store file")
+    p.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE), help="the crawl's store file")
     p.add_argument("--format", choices=("jsonl", "warc"), default="jsonl")
     p.add_argument(
         "--output", "-o", type=Path, default=None,
@@ -68,12 +69,13 @@ def _replacing(target: Path) -> Iterator[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.store import SqliteDocumentStore, changes_since, write_changes_jsonl, write_jsonl, write_warc
+    from deepbot.store import changes_since, write_changes_jsonl, write_jsonl, write_warc
+    from deepbot.store.open import open_document_store
 
     if args.deleted and (args.since is None or args.format != "jsonl"):
         print("deepbot export: --deleted goes with --since, in JSONL", file=sys.stderr)
         return 2
-    with SqliteDocumentStore(args.store, create=False) as store:
+    with open_document_store(args.store, create=False) as store:
 
         def jsonl(out: IO[str]) -> int:
             if args.since is not None:

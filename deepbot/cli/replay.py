@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepbot.config import DEFAULT_STORE
 from deepbot.errors import ReplayError
+from deepbot.store.open import store_target
 
 if TYPE_CHECKING:
     from deepbot.replay import DocumentReplay
@@ -68,7 +69,7 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("target", metavar="TARGET", help="an .nseql file, - for standard input, or a DOC_ID")
-    parser.add_argument("--store", type=Path, default=Path(DEFAULT_STORE),
+    parser.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE),
                         help=f"the crawl's store, for a DOC_ID (default ./{DEFAULT_STORE})")
     parser.add_argument("--screenshot", type=Path, metavar="PNG", help="save a full-page screenshot")
     parser.add_argument("--html", type=Path, metavar="FILE", help="save the final page's rendered HTML")
@@ -119,9 +120,9 @@ def _run_file(args: argparse.Namespace, target: str) -> int:
 
 def _run_document(args: argparse.Namespace, doc_id: str) -> int:
     from deepbot.replay import SIMILARITY_THRESHOLD, replay_document
-    from deepbot.store import SqliteDocumentStore
+    from deepbot.store.open import open_document_store
 
-    with SqliteDocumentStore(args.store, create=False) as store:  # StoreError: no such store
+    with open_document_store(args.store, create=False) as store:  # StoreError: no such store
         doc = store.get(doc_id)
     if doc is None:
         print(
@@ -152,13 +153,13 @@ def _run_document(args: argparse.Namespace, doc_id: str) -> int:
 def _start_session(args: argparse.Namespace, digest: str | None) -> SessionState | None:
     """The session a document's program starts from: --session, else the crawl's own."""
     from deepbot.crawl.sessions import load_session
-    from deepbot.frontier import SqliteRouteStore
+    from deepbot.frontier.open import open_route_store
 
     if args.session is not None:
         return load_session(args.session)
     if digest is None:
         return None
-    with SqliteRouteStore(args.store, recover=False) as frontier:
+    with open_route_store(args.store, recover=False) as frontier:
         return frontier.get_session(digest)
 
 

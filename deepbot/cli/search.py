@@ -11,6 +11,7 @@ from typing import Any
 from deepbot.config import DEFAULT_STORE
 from deepbot.routes import Via
 from deepbot.store.base import Hit
+from deepbot.store.open import open_document_store, store_target
 
 # Characters of a snippet shown at most: one line, whose matches stay in view.
 SNIPPET_WIDTH = 160
@@ -23,7 +24,7 @@ def register(sub: Any) -> None:
         description="Query syntax: words (all must match), AND, OR, NOT, (groups), \"phrases\", prefix*.",
     )
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE), help="the crawl's store file")
+    p.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE), help="the crawl's store file")
     p.add_argument("--limit", type=int, default=10, help="most hits to show (default 10)")
     p.add_argument("--json", action="store_true", help="print the hits as a JSON array")
     p.set_defaults(func=run)
@@ -39,9 +40,7 @@ def reached(hit: Hit) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.store import SqliteDocumentStore
-
-    with SqliteDocumentStore(args.store, create=False) as store:
+    with open_document_store(args.store, create=False) as store:
         hits = store.search(args.query, limit=args.limit)
     if args.json:
         rows = [{**hit.model_dump(mode="json"), "marked": hit.marked()} for hit in hits]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepbot.config import DEFAULT_STORE
 from deepbot.errors import StoreError
+from deepbot.store.open import shown_target, store_target
 
 if TYPE_CHECKING:
     from deepbot.store import DocumentStore
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("status", help="show a store's routes, documents, failures")
-    p.add_argument("--store", type=Path, default=Path(DEFAULT_STORE))
+    p.add_argument("--store", type=store_target, default=Path(DEFAULT_STORE))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -34,22 +35,25 @@ def _changes_by_host(documents: DocumentStore) -> dict[str, dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deepbot.frontier import SqliteRouteStore
-    from deepbot.store import SqliteDocumentStore
+    from deepbot.cli.worker import worker_lines, worker_rows
+    from deepbot.frontier.open import open_route_store
+    from deepbot.store.open import open_document_store, store_missing
 
-    if not args.store.exists():
+    if store_missing(args.store):
         raise StoreError(f"no store at {args.store} (run `deepbot crawl --store {args.store}` first)")
-    frontier = SqliteRouteStore(args.store)
-    documents = SqliteDocumentStore(args.store)
+    frontier = open_route_store(args.store)
+    documents = open_document_store(args.store)
     try:
         report: dict[str, Any] = {
-            "store": str(args.store),
+            "store": shown_target(args.store),
             "routes": frontier.counts(),
             "documents": documents.count(),
             "documents_by_via": documents.counts_by_via(),
             "failures": frontier.failures(),
             "changes_by_host": _changes_by_host(documents),
         }
+        if workers := worker_rows(frontier):  # a shared (PostgreSQL) store's registry
+            report["workers"] = workers
     finally:
         frontier.close()
         documents.close()
@@ -70,4 +74,6 @@ def run(args: argparse.Namespace) -> int:
         print("Failures:")
         for reason, count in sorted(report["failures"].items(), key=lambda kv: -kv[1]):
             print(f"  {count:6d}  {reason}")
+    for line in worker_lines(report.get("workers", [])):
+        print(line)
     return 0

@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 DEFAULT_STORE = "deepbot-store.sqlite"
 DEFAULT_USER_AGENT = "DeepBot/0.1 (+https://github.com/deepbot/deepbot)"
@@ -28,6 +36,16 @@ def _valid_regex(value: str) -> str:
 Regex = Annotated[str, AfterValidator(_valid_regex)]
 
 
+def _store_target(value: Any) -> Any:
+    """A postgresql:// URL stays a string (a Path would fold its ``//``); anything else is a path."""
+    if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
+        return Path(value)
+    return value
+
+
+StoreTarget = Annotated[Path | str, BeforeValidator(_store_target)]
+
+
 class CrawlConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -38,8 +56,9 @@ class CrawlConfig(BaseModel):
         (), description="Domain definition files: their forms are filled with their queries.")
     session: Path | None = Field(
         None, description="A saved session the seeds start from, logged in (Playwright storage_state JSON).")
-    store: Path = Field(
-        Path(DEFAULT_STORE), description="The SQLite file for documents, their index and the frontier.")
+    store: StoreTarget = Field(
+        Path(DEFAULT_STORE), description="The SQLite file for documents, their index and the frontier, "
+        "or the postgresql:// URL of a database that crawling processes on several machines share.")
     keep_versions: int = Field(3, ge=0, description="Earlier versions of a changed page kept in the store.")
     depth: int = Field(3, ge=0, description="Links followed from each seed, at most.")
     workers: int = Field(4, ge=1, le=64, description="Pages fetched at once, each in its own browser tab.")

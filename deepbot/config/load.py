@@ -43,7 +43,8 @@ def load_config(path: str | Path) -> CrawlConfig:
     config = _validate(_field_names(data, root, source), root, source)
     base = Path(path).parent
     updates: dict[str, Any] = {}
-    if "store" in config.model_fields_set and not config.store.is_absolute():
+    store = config.store  # a postgresql:// URL (a str) is not relative to anything
+    if "store" in config.model_fields_set and isinstance(store, Path) and not store.is_absolute():
         updates["store"] = base / config.store
     for key in ("session", "learn_from"):
         value = getattr(config, key)

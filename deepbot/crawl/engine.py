@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepbot.browser.egress import EgressProxy, blocks_private
@@ -33,7 +34,7 @@ from deepbot.content import (
 from deepbot.content.fingerprint import FingerprintProcessor
 from deepbot.content.links import ObtainLinks
 from deepbot.content.scope import Scope
-from deepbot.crawl.politeness import HostSlot, Politeness, host_key
+from deepbot.crawl.politeness import HostSlot, HostTurns, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache, UrllibFetcher
 from deepbot.crawl.sessions import CrawlSession, load_session
 from deepbot.crawl.stages import Reading, Verdict, Visited, build, choose, classify
@@ -41,11 +42,13 @@ from deepbot.crawl.stats import CrawlStats, Progress, Stop
 from deepbot.crawl.visit import VisitOptions, visit
 from deepbot.errors import CaptchaShown, DeepBotError, ElementUnusable, LoggedOut, Refused
 from deepbot.forms.queries import FormQueries
-from deepbot.frontier import Lease, RouteState, RouteStore, SqliteRouteStore
+from deepbot.frontier import Lease, RouteState, RouteStore
+from deepbot.frontier.open import open_route_store
 from deepbot.policy.links import SAVE_EVERY, LinkPolicy
 from deepbot.routes import Document, Route, Via, doc_id, route_key
 from deepbot.routes.sequences import navigate_step
-from deepbot.store import DocumentStore, SqliteDocumentStore
+from deepbot.store import DocumentStore
+from deepbot.store.open import open_document_store
 
 if TYPE_CHECKING:
     from deepbot.learn.crawler import PatternProcessor
@@ -149,14 +152,15 @@ class Crawler:
 
     async def _open(self) -> Crawler:
         frontier, documents = self._given
-        if frontier is None or documents is None:
+        if (frontier is None or documents is None) and isinstance(self.config.store, Path):
             self.config.store.parent.mkdir(parents=True, exist_ok=True)
         if frontier is None:
-            frontier = SqliteRouteStore(self.config.store, max_attempts=self.config.max_attempts)
+            frontier = open_route_store(self.config.store, max_attempts=self.config.max_attempts)
             self._stack.callback(frontier.close)
         self.frontier = frontier
+        self.politeness.shared = frontier if isinstance(frontier, HostTurns) else None
         if documents is None:
-            documents = SqliteDocumentStore(self.config.store, keep_versions=self.config.keep_versions)
+            documents = open_document_store(self.config.store, keep_versions=self.config.keep_versions)
             self._stack.callback(documents.close)
         self.documents = documents
         self.session = CrawlSession(self.frontier)
@@ -164,7 +168,7 @@ class Crawler:
         self.frontier.put_state("crawl config", self.config.model_dump_json())  # what `recrawl` reruns
         self.forms.known = self.frontier.known_forms  # what earlier pages (and runs) analysed
         if self.config.learn_from is not None:
-            self.policy.learn_paths(self.config.learn_from, self.config.store)
+            self.policy.learn_paths(self.config.learn_from, Path(self.config.store))
         # Main text first (documents are stored with it), then the link policy's ratings,
         # then what feeds the frontier.
         self.chain = PostProcessChain([MainTextProcessor(), FingerprintProcessor(),

@@ -19,6 +19,9 @@ fetches by itself during the visit waits for ``turn(url)`` (browser.guard). Per 
 Waiting is asyncio sleeping until the computed time: no polling. A host is keyed
 by its name (and port when not the scheme's default), so http and https of one
 site share their limits.
+
+Several processes crawling one site together (a shared PostgreSQL store) share the spacing
+and the pauses through ``shared``, a ``HostTurns``: each visit also takes its turn there.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 BACKOFF_STATUSES = frozenset({429, 503})
@@ -67,6 +71,20 @@ def host_key(url: str) -> str:
     if port is not None and port != {"http": 80, "https": 443}.get(parts.scheme.lower()):
         return f"{host}:{port}"
     return host
+
+
+@runtime_checkable
+class HostTurns(Protocol):
+    """Per-host turns kept where every process of a crawl sees them (e.g. its database)."""
+
+    def take_turn(self, host: str, spacing: float) -> float:
+        """Start a visit to ``host`` now if its next allowed time has come, the next one
+        ``spacing`` seconds later (returns 0); else the seconds left to wait."""
+        ...
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        """No visit to ``host`` by any process for ``seconds`` (a 429, 503 or bot check)."""
+        ...
 
 
 @dataclass(eq=False)
@@ -126,6 +144,7 @@ class Politeness:
         self.give_up_after = give_up_after  # refusals in a row (~21 min of pauses at the defaults)
         self._clock = clock
         self._hosts: dict[str, _Host] = {}
+        self.shared: HostTurns | None = None  # the other processes' turns, when there are any
 
     @asynccontextmanager
     async def slot(self, url: str) -> AsyncIterator[HostSlot]:
@@ -154,7 +173,9 @@ class Politeness:
             delay = self._spacing(url)
             # Sleep until the host may be asked again, then look again: another slot
             # holder may have started meanwhile, or a 429/503 paused the host.
-            while (wait := max(host.last_start + delay, host.paused_until) - self._clock()) > 0:
+            while (wait := max(host.last_start + delay, host.paused_until) - self._clock()) > 0 or (
+                    self.shared is not None and delay > 0
+                    and (wait := await asyncio.to_thread(self.shared.take_turn, key, delay)) > 0):
                 await asyncio.sleep(wait)
             host.last_start, host.spacing = self._clock(), delay
         except BaseException:
@@ -225,6 +246,8 @@ class Politeness:
         pause = asked if asked is not None else self.backoff * 2 ** (host.strikes - 1)
         pause = min(pause, self.max_backoff)
         host.paused_until = max(host.paused_until, self._clock() + pause)
+        if self.shared is not None:
+            self.shared.pause_host(key, pause)
         return pause
 
     def _give_back(self, key: str, host: _Host) -> None:

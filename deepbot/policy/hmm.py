@@ -173,13 +173,13 @@ def train(pages: list[TrainingPage], topic: Topic, threshold: float, *, k: int =
 
 def training_pages(store: Path) -> list[TrainingPage]:
     """The pages of an earlier crawl's store, each with the page whose link led to it."""
-    from deepbot.frontier import SqliteRouteStore
-    from deepbot.store import SqliteDocumentStore
+    from deepbot.frontier.open import open_route_store
+    from deepbot.store.open import open_document_store
 
     if not store.is_file():
         raise FileNotFoundError("no such store to learn from")
-    with SqliteDocumentStore(store, create=False) as documents, \
-            SqliteRouteStore(store, recover=False) as routes:
+    with open_document_store(store, create=False) as documents, \
+            open_route_store(store, recover=False) as routes:
         pages = []
         url_of: dict[str, str] = {}
         parent_of: dict[str, str | None] = {}

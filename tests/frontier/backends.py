@@ -1,7 +1,8 @@
 """Route store backends for the conformance suite, and a route factory.
 
 A backend knows how to open a store on its storage (again, to test persistence)
-and how to make a fresh, empty one. Add PostgreSQL to BACKENDS when it exists.
+and how to make a fresh, empty one: a SQLite file, or a PostgreSQL database
+(skipped, saying why, where DEEPBOT_TEST_POSTGRES names no server).
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ import itertools
 from pathlib import Path
 from typing import Any, Protocol
 
+from postgres.database import Databases
+
 from deepbot.frontier import RouteStore, SqliteRouteStore
+from deepbot.frontier.postgres import PostgresRouteStore
 from deepbot.routes import Route, Via, route_key
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
 
 
 class Backend(Protocol):
@@ -38,6 +42,29 @@ class SqliteBackend:
     def fresh(self, **options: Any) -> RouteStore:
         """A store on new, empty storage."""
         store = SqliteRouteStore(self.directory / f"fresh-{next(self._fresh)}.sqlite", **options)
+        self._opened.append(store)
+        return store
+
+    def close_all(self) -> None:
+        for store in self._opened:
+            store.close()
+
+
+class PostgresBackend:
+    def __init__(self, databases: Databases) -> None:
+        self.databases = databases
+        self.url = databases.create()
+        self._opened: list[PostgresRouteStore] = []
+
+    def open(self, **options: Any) -> RouteStore:
+        """Another store on the same database (another connection pool)."""
+        store = PostgresRouteStore(self.url, **options)
+        self._opened.append(store)
+        return store
+
+    def fresh(self, **options: Any) -> RouteStore:
+        """A store on a new, empty database."""
+        store = PostgresRouteStore(self.databases.create(), **options)
         self._opened.append(store)
         return store
 

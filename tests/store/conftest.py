@@ -7,17 +7,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from postgres.database import Databases, admin_url
 
 from deepbot.routes import Document, Via, route_key
 from deepbot.store import DocumentStore, SqliteDocumentStore
+from deepbot.store.postgres import PostgresDocumentStore
+
+BACKENDS = ["sqlite", "postgres"]
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DocumentStore]:
-    """Each implementation of the DocumentStore protocol, empty."""
-    backend: DocumentStore = SqliteDocumentStore(tmp_path / "store.sqlite")
+    """Each implementation of the DocumentStore protocol, empty (PostgreSQL: a new database)."""
+    backend: DocumentStore
+    databases: Databases | None = None
+    if request.param == "postgres":
+        databases = Databases(admin_url())
+        backend = PostgresDocumentStore(databases.create())
+    else:
+        backend = SqliteDocumentStore(tmp_path / "store.sqlite")
     yield backend
     backend.close()
+    if databases is not None:
+        databases.drop_all()
 
 
 def make_doc(

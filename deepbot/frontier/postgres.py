@@ -1,0 +1,418 @@
+"""The shared frontier: routes in a PostgreSQL database that workers on several machines lease from.
+
+The same tables as the SQLite frontier (``deepbot.frontier.sqlite``), and the same row
+states, with what PostgreSQL changes:
+
+- a lease picks its rows ``FOR UPDATE SKIP LOCKED``: concurrent workers never wait for
+  each other's rows and never get the same route; priority order holds per lease, and
+  across workers up to the rows another worker holds at that moment;
+- expired leases and due delayed routes are moved by whichever worker leases next, again
+  skipping rows another transaction holds;
+- ``route_counts`` is sharded by connection (``pg_backend_pid() % 16``): one counter row
+  per state would be a lock every lease and ack of every worker waits for; counts() sums
+  at most 80 rows;
+- times are the workers' wall clocks (``time.time()``), as in SQLite: machines sharing a
+  frontier need synchronised clocks (NTP), as leases expire by them.
+
+Every operation is one transaction, run again by ``PostgresDatabase.run`` when the
+database is out of reach; each is safe to run twice (a push of known keys adds nothing, an
+ack with a stale token changes nothing, a lease whose answer was lost expires by its TTL).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from deepbot.errors import StoreError
+from deepbot.frontier.base import Lease, RouteRecord, RouteState
+from deepbot.frontier.process import current_identity, is_dead
+
+# The row states and helpers of the SQLite frontier: the two share one design.
+from deepbot.frontier.sqlite import (
+    _CLEAR_LEASE,
+    _PUBLIC,
+    _SESSIONS_REMEMBERED,
+    DELAYED,
+    DONE,
+    FAILED,
+    LEASED,
+    QUEUED,
+    _prioritised,
+)
+from deepbot.routes import Route, SessionState
+from deepbot.store.postgresdb import OnDatabase, PostgresDatabase
+
+if TYPE_CHECKING:
+    import psycopg
+
+    Conn = psycopg.Connection[tuple[Any, ...]]
+
+SCHEMA_VERSION = 1
+
+_SHARDS = 16
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS routes (
+        seq BIGSERIAL PRIMARY KEY,            -- insertion order: FIFO among equal priorities
+        key TEXT NOT NULL UNIQUE,
+        state INTEGER NOT NULL DEFAULT 0,
+        priority DOUBLE PRECISION NOT NULL,
+        not_before DOUBLE PRECISION NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_no INTEGER NOT NULL DEFAULT 0,  -- the current lease's token
+        lease_worker TEXT,
+        lease_process TEXT,
+        lease_expires DOUBLE PRECISION,
+        reason TEXT
+    )""",
+    # The Route as JSON, written once: the hot rows above stay narrow, so the new row
+    # version each lease and ack writes (MVCC) is small.
+    "CREATE TABLE IF NOT EXISTS route_payloads (seq BIGINT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS routes_ready ON routes (priority DESC, seq) WHERE state = 0",
+    "CREATE INDEX IF NOT EXISTS routes_leased ON routes (lease_expires) WHERE state = 1",
+    "CREATE INDEX IF NOT EXISTS routes_delayed ON routes (not_before) WHERE state = 4",
+    "CREATE INDEX IF NOT EXISTS routes_failed ON routes (reason) WHERE state = 3",
+    """CREATE TABLE IF NOT EXISTS route_counts (
+        state INTEGER NOT NULL, shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (state, shard))""",
+    "CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS forms_known (identity TEXT PRIMARY KEY)",
+    # The worker registry (`deepbot status`): one row per process that worked on the crawl.
+    """CREATE TABLE IF NOT EXISTS workers (
+        identity TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,
+        started DOUBLE PRECISION NOT NULL, last_seen DOUBLE PRECISION NOT NULL,
+        routes_done BIGINT NOT NULL DEFAULT 0, state TEXT NOT NULL)""",
+    # Politeness over every worker: when each host may be asked next (HostTurns).
+    "CREATE TABLE IF NOT EXISTS host_turns (host TEXT PRIMARY KEY, next_at DOUBLE PRECISION NOT NULL)",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """One process of a shared crawl, as it last reported itself."""
+
+    host: str
+    pid: int
+    routes_done: int  # routes this process acknowledged done
+    started: float  # wall-clock seconds
+    last_seen: float
+    state: str  # "working", "stopped" (SIGTERM, Ctrl-C) or "finished"
+
+
+
+
+def _bump(conn: Conn, deltas: Counter[int]) -> None:
+    """Move the per-state counters, in state order (two transactions never lock them crosswise)."""
+    changed = sorted((state, n) for state, n in deltas.items() if n)
+    if changed:
+        conn.execute(
+            "INSERT INTO route_counts (state, shard, n)"
+            f" SELECT s, pg_backend_pid() %% {_SHARDS}, d FROM unnest(%s::integer[], %s::bigint[]) AS t(s, d)"
+            " ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n",
+            ([s for s, _ in changed], [n for _, n in changed]),
+        )
+
+
+class PostgresRouteStore(OnDatabase):
+    """A RouteStore in a PostgreSQL database, shared by worker processes on any machine."""
+
+    def __init__(self, url: str, *, max_attempts: int = 3, clock: Callable[[], float] = time.time,
+                 process: str | None = None, recover: bool = True, pool_size: int = 8,
+                 reconnect_s: float = 300.0) -> None:
+        """The options of SqliteRouteStore, and the pool's size and how long an operation
+        waits for a database out of reach (``reconnect_s``) before it is a StoreError."""
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.url, self.max_attempts, self._clock = url, max_attempts, clock
+        self._process = process or current_identity()  # whose leases recover() may hand back
+        self._sessions_put: set[str] = set()  # digests written: put_session skips a round trip
+        self._started = clock()
+        self.routes_done = 0  # by this process: the worker registry shows it
+        self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
+        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, _SCHEMA)
+        if recover:
+            self.recover()
+
+    # -- sessions and a link policy's state ------------------------------------------
+
+    def put_session(self, state: SessionState) -> str:
+        digest = state.digest()
+        if digest in self._sessions_put:
+            return digest
+        data = state.model_dump_json()
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO sessions VALUES (%s, %s) ON CONFLICT DO NOTHING", (digest, data)), atomic=False)
+        if len(self._sessions_put) >= _SESSIONS_REMEMBERED:
+            self._sessions_put.clear()
+        self._sessions_put.add(digest)
+        return digest
+
+    def get_session(self, digest: str) -> SessionState:
+        rows = self._db.read("SELECT data FROM sessions WHERE digest = %s", (digest,))
+        if not rows:
+            raise StoreError(f"no session with digest {digest!r}")
+        return SessionState.model_validate_json(rows[0][0])
+
+    def put_state(self, name: str, value: str) -> None:
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO frontier_meta VALUES (%s, %s)"
+            " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (f"state:{name}", value)), atomic=False)
+
+    def get_state(self, name: str) -> str | None:
+        rows = self._db.read("SELECT value FROM frontier_meta WHERE name = %s", (f"state:{name}",))
+        return str(rows[0][0]) if rows else None
+
+    # -- routes ----------------------------------------------------------------------
+
+    def push(self, routes: Iterable[Route]) -> int:
+        first: dict[str, Route] = {}
+        for route in routes:
+            first.setdefault(route.key, route)  # the first of a key in the batch is the one queued
+        batch = list(first.values())
+        if not batch:
+            return 0
+
+        def insert(conn: Conn) -> int:
+            new = conn.execute(
+                "INSERT INTO routes (key, priority)"
+                " SELECT key, priority FROM unnest(%s::text[], %s::float8[])"
+                " WITH ORDINALITY AS t(key, priority, i)"
+                " ORDER BY i ON CONFLICT (key) DO NOTHING RETURNING seq, key",
+                ([r.key for r in batch], [r.priority for r in batch]),
+            ).fetchall()
+            if new:
+                by_key = {r.key: r for r in batch}
+                conn.execute(
+                    "INSERT INTO route_payloads SELECT * FROM unnest(%s::bigint[], %s::text[])",
+                    ([seq for seq, _ in new], [by_key[key].model_dump_json() for _, key in new]),
+                )
+                _bump(conn, Counter({QUEUED: len(new)}))
+            return len(new)
+
+        return self._db.run(insert)
+
+    def lease(self, n: int, worker: str, ttl_s: float) -> list[Lease]:
+        if n <= 0:
+            return []
+
+        def take(conn: Conn) -> tuple[float, list[tuple[Any, ...]]]:
+            now = self._clock()
+            expires = now + ttl_s
+            moved = self._requeue_due(conn, now)
+            rows = conn.execute(
+                "WITH picked AS (SELECT seq FROM routes WHERE state = 0 ORDER BY priority DESC, seq"
+                "  LIMIT %s FOR UPDATE SKIP LOCKED)"
+                " UPDATE routes r SET state = 1, lease_no = r.lease_no + 1,"
+                " lease_worker = %s, lease_process = %s, lease_expires = %s"
+                " FROM picked JOIN route_payloads p ON p.seq = picked.seq WHERE r.seq = picked.seq"
+                " RETURNING r.seq, r.lease_no, r.attempts, r.priority, p.data",
+                (n, worker, self._process, expires),
+            ).fetchall()
+            moved.update({QUEUED: -len(rows), LEASED: len(rows)})
+            _bump(conn, moved)
+            return expires, rows
+
+        expires, rows = self._db.run(take)
+        rows.sort(key=lambda r: (-r[3], r[0]))  # RETURNING has no defined order
+        return [Lease(_prioritised(Route.model_validate_json(data), priority), seq, token, tries + 1, worker,
+                      expires) for seq, token, tries, priority, data in rows]
+
+    def _requeue_due(self, conn: Conn, now: float) -> Counter[int]:
+        """Make due delayed routes ready and expire overdue leases (an expiry is an attempt);
+        rows another worker holds are left to it. Returns the counter moves."""
+        promoted, requeued, failed = conn.execute(
+            "WITH promoted AS (UPDATE routes SET state = 0 WHERE seq IN ("
+            "   SELECT seq FROM routes WHERE state = 4 AND not_before <= %(now)s FOR UPDATE SKIP LOCKED)"
+            "   RETURNING 1),"
+            f" expired AS (UPDATE routes SET state = CASE WHEN attempts + 1 >= %(max)s THEN {FAILED}"
+            f"   ELSE {QUEUED} END, attempts = attempts + 1, reason = 'lease expired', {_CLEAR_LEASE}"
+            "   WHERE seq IN (SELECT seq FROM routes WHERE state = 1 AND lease_expires <= %(now)s"
+            "   FOR UPDATE SKIP LOCKED) RETURNING state)"
+            " SELECT (SELECT count(*) FROM promoted),"
+            f" (SELECT count(*) FROM expired WHERE state = {QUEUED}),"
+            f" (SELECT count(*) FROM expired WHERE state = {FAILED})",
+            {"now": now, "max": self.max_attempts},
+        ).fetchone() or (0, 0, 0)
+        return Counter({DELAYED: -promoted, QUEUED: promoted + requeued, LEASED: -(requeued + failed),
+                        FAILED: failed})
+
+    def _settle(self, lease: Lease, *, state: int, tried: bool = False, delay_s: float | None = None,
+                reason: str | None = None) -> RouteState | None:
+        """Move the route of ``lease`` to ``state`` if the lease is still its current one and the
+        route is unfinished (leased, or expired and not leased again). ``tried`` counts an
+        attempt, and a route out of attempts fails instead; ``delay_s`` sets when it is ready."""
+        if state == QUEUED and delay_s:
+            state = DELAYED
+        not_before = None if delay_s is None else (self._clock() + delay_s if delay_s > 0 else 0.0)
+        params = {"id": lease.id, "token": lease.token, "state": state, "tried": int(tried),
+                  "max": self.max_attempts, "reason": reason, "not_before": not_before}
+
+        def settle(conn: Conn) -> int | None:
+            # One statement, so one round trip: the route, then the counters it moved.
+            row = conn.execute(
+                f"WITH old AS (SELECT seq AS old_seq, state AS old_state FROM routes WHERE seq = %(id)s"
+                f"  AND lease_no = %(token)s AND state IN ({LEASED}, {QUEUED}, {DELAYED}) FOR UPDATE),"
+                " settled AS (UPDATE routes SET attempts = attempts + %(tried)s,"
+                f"  state = CASE WHEN %(tried)s = 1 AND attempts + 1 >= %(max)s THEN {FAILED}"
+                "  ELSE %(state)s END,"
+                "  not_before = coalesce(%(not_before)s, not_before), reason = coalesce(%(reason)s, reason),"
+                f"  {_CLEAR_LEASE} FROM old WHERE seq = old_seq RETURNING old_state, state),"
+                " moved AS (SELECT s, sum(d) AS d FROM (SELECT old_state AS s, -1 AS d FROM settled"
+                "  UNION ALL SELECT state, 1 FROM settled) t GROUP BY s HAVING sum(d) <> 0),"
+                " bumped AS (INSERT INTO route_counts (state, shard, n)"
+                f"  SELECT s, pg_backend_pid() %% {_SHARDS}, d FROM moved ORDER BY s"
+                "  ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n)"
+                " SELECT old_state, state FROM settled",
+                params,
+            ).fetchone()
+            return None if row is None else int(row[1])
+
+        settled = self._db.run(settle, atomic=False)
+        return None if settled is None else _PUBLIC[settled]
+
+    def ack_done(self, lease: Lease) -> RouteState | None:
+        settled = self._settle(lease, state=DONE)
+        if settled is RouteState.DONE:
+            self.routes_done += 1
+        return settled
+
+    def ack_failed(
+        self, lease: Lease, reason: str, *, retry: bool, backoff_s: float = 0.0
+    ) -> RouteState | None:
+        return self._settle(lease, state=QUEUED if retry else FAILED, tried=True, delay_s=backoff_s,
+                            reason=reason)
+
+    def release(self, lease: Lease, delay_s: float = 0.0) -> RouteState | None:
+        return self._settle(lease, state=QUEUED, delay_s=delay_s)
+
+    def expire(self) -> int:
+        def run(conn: Conn) -> int:
+            moved = self._requeue_due(conn, self._clock())
+            _bump(conn, moved)
+            return -moved[LEASED]
+
+        return self._db.run(run)
+
+    def reset_leases(self, worker: str | None = None) -> int:
+        if worker is not None:
+            return self._requeue_leases("lease_worker", worker)
+        return self._requeue_leases("lease_process", self._process)
+
+    def recover(self) -> int:
+        owners = self._db.read("SELECT DISTINCT lease_process FROM routes WHERE state = 1")
+        dead = [owner for (owner,) in owners if owner and owner != self._process and is_dead(owner)]
+        return sum(self._requeue_leases("lease_process", owner) for owner in dead)
+
+    def _requeue_leases(self, column: str, value: str) -> int:
+        def run(conn: Conn) -> int:
+            count = conn.execute(
+                f"UPDATE routes SET state = 0, {_CLEAR_LEASE} WHERE state = 1 AND {column} = %s", (value,)
+            ).rowcount
+            _bump(conn, Counter({LEASED: -count, QUEUED: count}))
+            return count
+
+        return self._db.run(run)
+
+    # -- politeness over every worker (crawl.politeness.HostTurns) -------------------
+
+    def take_turn(self, host: str, spacing: float) -> float:
+        def take(conn: Conn) -> float:
+            conn.execute("INSERT INTO host_turns VALUES (%s, 0) ON CONFLICT DO NOTHING", (host,))
+            # The row lock orders the workers asking for one host: one turn each, spaced.
+            row = conn.execute("SELECT next_at FROM host_turns WHERE host = %s FOR UPDATE",
+                               (host,)).fetchone()
+            now = self._clock()
+            if row is not None and row[0] > now:
+                return float(row[0]) - now
+            conn.execute("UPDATE host_turns SET next_at = %s WHERE host = %s", (now + spacing, host))
+            return 0.0
+
+        return self._db.run(take)
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        until = self._clock() + seconds
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO host_turns VALUES (%s, %s) ON CONFLICT (host)"
+            " DO UPDATE SET next_at = greatest(host_turns.next_at, excluded.next_at)", (host, until)),
+            atomic=False)
+
+    # -- the worker registry ---------------------------------------------------------
+
+    def report_worker(self, state: str) -> None:
+        """Record this process in the registry: alive now, how many routes it has done."""
+        host, pid, _ = self._process.rsplit(":", 2)
+        self._db.run(lambda conn: conn.execute(
+            "INSERT INTO workers VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (identity) DO UPDATE"
+            " SET last_seen = excluded.last_seen, routes_done = excluded.routes_done, state = excluded.state",
+            (self._process, host, int(pid), self._started, self._clock(), self.routes_done, state)),
+            atomic=False)
+
+    def workers(self) -> list[WorkerRecord]:
+        """Every process that reported itself, most recently seen first."""
+        rows = self._db.read("SELECT host, pid, routes_done, started, last_seen, state FROM workers"
+                             " ORDER BY last_seen DESC, host, pid")
+        return [WorkerRecord(*row) for row in rows]
+
+    # -- reading ---------------------------------------------------------------------
+
+    def counts(self) -> dict[RouteState, int]:
+        result = dict.fromkeys(RouteState, 0)
+        for state, n in self._db.read("SELECT state, sum(n) FROM route_counts GROUP BY state"):
+            result[_PUBLIC[state]] += int(n)
+        return result
+
+    def failures(self) -> dict[str, int]:
+        rows = self._db.read("SELECT reason, count(*) FROM routes WHERE state = 3 GROUP BY reason")
+        return {reason or "": n for reason, n in rows}
+
+    def pending(self) -> int:
+        rows = self._db.read(
+            f"SELECT sum(n) FROM route_counts WHERE state IN ({QUEUED}, {LEASED}, {DELAYED})")
+        return int(rows[0][0] or 0)
+
+    def seen(self, key: str) -> bool:
+        return bool(self._db.read("SELECT 1 FROM routes WHERE key = %s", (key,)))
+
+    def get(self, key: str) -> RouteRecord | None:
+        sql = ("SELECT data, state, attempts, not_before, reason FROM routes JOIN route_payloads USING (seq)"
+               " WHERE key = %s")
+        for data, state, attempts, not_before, reason in self._db.read(sql, (key,)):  # one row at most
+            return RouteRecord(Route.model_validate_json(data), _PUBLIC[state], attempts, not_before, reason)
+        return None
+
+    def raise_priority(self, keys: Iterable[str], priority: float) -> int:
+        batch = list(dict.fromkeys(keys))
+        if not batch:
+            return 0
+        return self._db.run(lambda conn: conn.execute(
+            f"UPDATE routes SET priority = %s WHERE key = ANY(%s) AND state IN ({QUEUED}, {DELAYED})"
+            " AND priority < %s", (priority, batch, priority)).rowcount, atomic=False)
+
+    def claim_page(self, identity: str, key: str) -> bool:
+        def claim(conn: Conn) -> bool:
+            conn.execute("INSERT INTO pages_reached VALUES (%s, %s) ON CONFLICT DO NOTHING", (identity, key))
+            # A second statement: in READ COMMITTED it sees a claim another worker committed meanwhile.
+            row = conn.execute(
+                "SELECT route_key FROM pages_reached WHERE identity = %s", (identity,)).fetchone()
+            return row is not None and row[0] == key
+
+        return self._db.run(claim)
+
+    def know_forms(self, identities: Iterable[str]) -> None:
+        batch = sorted(set(identities))  # sorted: concurrent inserts take their row locks in one order
+        if batch:
+            self._db.run(lambda conn: conn.execute(
+                "INSERT INTO forms_known SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (batch,)),
+                atomic=False)
+
+    def known_forms(self, identities: Iterable[str]) -> set[str]:
+        asked = list(dict.fromkeys(identities))
+        if not asked:
+            return set()
+        rows = self._db.read("SELECT identity FROM forms_known WHERE identity = ANY(%s)", (asked,))
+        return {identity for (identity,) in rows}
