@@ -78,7 +78,7 @@ def classify(visited: Visited, *, logged_out: Callable[[Route, SessionState, Pag
         return Classified(Verdict.REFUSED, route, f"http {snapshot.status}")
     if logged_out(route, visited.session, snapshot):
         return Classified(Verdict.LOGGED_OUT, route, f"logged out: {snapshot.url} shows the login form")
-    for done in (snapshot.submitted, snapshot.dismissed):
+    for done in (snapshot.submitted, snapshot.dismissed, snapshot.grown):
         if done is not None:
             # The document replays the submission that worked and the overlay it
             # clicked away, and so do its children.
