@@ -80,7 +80,35 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
         steps.extend(_choose(form, match.chooser, query, held, values))
     if not values:
         return None
+    steps.extend(_any_choices(form, values))
     return FilledQuery((*opening, *steps), values)
+
+
+# A choice that means "whichever": "Any", "All tags", "(all)", "Alle".
+_ANY = re.compile(r"^\W*(any|all|every|alle|tous|toutes|todos|todas|tutti)\b", re.I)
+# A choice that is no choice: "----------", "Select a tag", "Choose…", an empty label.
+_PLACEHOLDER = re.compile(r"^[\W_]*$|^\W*(select|choose|pick|please)\b", re.I)
+
+
+def _any_choices(form: FormAnalysis, chosen: dict[str, str]) -> list[nseql.Step]:
+    """For a person an empty value means "any": a select the query leaves at its placeholder
+    ("----------"), which a server may read as "none", takes the option that says any or
+    all, where it has one."""
+    steps: list[nseql.Step] = []
+    for field in form.fields:
+        if (field.name in chosen or field.type != "select-one" or field.hidden or field.added_by
+                or len(field.options) < 2):
+            continue
+        shown = next((o for o in field.options if o.selected), field.options[0])
+        placeholder = not shown.value.strip() or bool(_PLACEHOLDER.match(shown.label))
+        if _ANY.match(shown.label) or not placeholder:
+            continue
+        anything = next((o for o in field.options
+                         if o is not shown and o.value.strip() and _ANY.match(o.label)), None)
+        if anything is not None:
+            chosen[field.name] = anything.label
+            steps.append(nseql.Select(field.selector, anything.value, by="value"))
+    return steps
 
 
 def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held: set[str],

@@ -92,3 +92,19 @@ def test_a_page_search_box_is_one_text_field_of_a_form_that_searches() -> None:
     assert search_box(two, "library") is None
     mail = box.model_copy(update={"html_name": "email", "name": "email", "hints": ()})
     assert search_box(_search_form(mail, "Subscribe"), "library") is None
+
+
+def test_a_select_left_at_its_placeholder_takes_its_any_option() -> None:
+    title = FieldAnalysis(name="t", kind="unbounded", type="text", tag="input", selector="#t", box=BOX)
+    tags = _select("tag", ("", "----------"), ("0", "All tags"), ("py", "python"))
+    form = _form(title, tags)
+    filled = fill_steps(form, _match(("t", "title")), {"title": "java"})
+    assert filled is not None
+    # An empty value means "any" to a person; a server may read the placeholder as "none".
+    assert filled.steps == (nseql.Fill("#t", "java"), nseql.Select("#tag", "0", by="value"))
+    # A select already showing "any", or a real choice, or without such an option, is left.
+    for kept in (_select("tag", ("", "Any tag"), ("py", "python")),
+                 _select("tag", ("py", "python"), ("0", "All")),
+                 _select("tag", ("", "----------"), ("py", "python"))):
+        filled = fill_steps(_form(title, kept), _match(("t", "title")), {"title": "java"})
+        assert filled is not None and filled.steps == (nseql.Fill("#t", "java"),)
