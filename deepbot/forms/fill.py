@@ -85,7 +85,7 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
 
 
 # A choice that means "whichever": "Any", "All tags", "(all)", "Alle".
-_ANY = re.compile(r"^\W*(any|all|every|alle|tous|toutes|todos|todas|tutti)\b", re.I)
+ANY_CHOICE = re.compile(r"^\W*(any|all|every|alle|tous|toutes|todos|todas|tutti)\b", re.I)
 # A choice that is no choice: "----------", "Select a tag", "Choose…", an empty label.
 _PLACEHOLDER = re.compile(r"^[\W_]*$|^\W*(select|choose|pick|please)\b", re.I)
 
@@ -101,10 +101,10 @@ def _any_choices(form: FormAnalysis, chosen: dict[str, str]) -> list[nseql.Step]
             continue
         shown = next((o for o in field.options if o.selected), field.options[0])
         placeholder = not shown.value.strip() or bool(_PLACEHOLDER.match(shown.label))
-        if _ANY.match(shown.label) or not placeholder:
+        if ANY_CHOICE.match(shown.label) or not placeholder:
             continue
         anything = next((o for o in field.options
-                         if o is not shown and o.value.strip() and _ANY.match(o.label)), None)
+                         if o is not shown and o.value.strip() and ANY_CHOICE.match(o.label)), None)
         if anything is not None:
             chosen[field.name] = anything.label
             steps.append(nseql.Select(field.selector, anything.value, by="value"))
@@ -172,7 +172,7 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
         return [nseql.Fill(field.selector, value)]
     found = best_option(field.options, value)
     unmatched = found is None or found[1] < MIN_OPTION_SIMILARITY
-    if unmatched and _waiting_for_options(field):
+    if unmatched and waiting_for_options(field):
         # Nothing to choose from yet ("Any model"): a script fills it once the field above
         # is chosen. The option most like the value is chosen when it comes.
         chosen[field.name] = value
@@ -193,7 +193,7 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
     return steps
 
 
-def _waiting_for_options(field: FieldAnalysis) -> bool:
+def waiting_for_options(field: FieldAnalysis) -> bool:
     """A select with nothing to offer yet: no option, or one prompt ("Any model")."""
     if field.type != "select-one" or len(field.options) > 1:
         return False

@@ -69,6 +69,8 @@ class FormQueries:
     # Where the crawl's routes start (a login's session digest; None: a fresh browser).
     start_session: str | None = None
     known: Callable[[Collection[str]], Collection[str]] = _nothing_known
+    # A query that leaves a required choice empty runs once per option, at most this many.
+    max_options: int = 50
     name: str = "form-analyzer"
     found: list[RelevantForm] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
@@ -132,7 +134,7 @@ class FormQueries:
                 self.counts["relevant forms hidden, not queried"] += 1
                 continue
             for match in form.relevant_domains:
-                left = self._query(ctx, form, match, identity, acts_on)
+                left = await self._query(ctx, form, match, identity, acts_on)
                 unanswered[match.domain] = unanswered.get(match.domain, left) & left
         for name, left in unanswered.items():
             if left:
@@ -188,10 +190,11 @@ class FormQueries:
             form_url=snap.url, acts_on=acts_on, submit=candidates, page=1,
         ))
 
-    def _query(self, ctx: ProcessContext, form: FormAnalysis, match: DomainMatch, identity: str,
-               acts_on: str) -> set[int]:
+    async def _query(self, ctx: ProcessContext, form: FormAnalysis, match: DomainMatch, identity: str,
+                     acts_on: str) -> set[int]:
         """Routes of ``form``'s queries for the domain it matched; the queries (their
         indices) it could not take."""
+        from deepbot.forms.choices import AS_IS, variants
         from deepbot.forms.fill import fill_steps
         from deepbot.forms.submit import submit_candidates
 
@@ -214,9 +217,18 @@ class FormQueries:
                 self.counts["queries not applicable"] += 1
                 left.add(i)
                 continue
-            self._route(ctx, identity, acts_on, domain.name, query, filled.steps,
-                        submit_candidates(form, filled.steps))
-            made += 1
+            ways, left_out = AS_IS, 0
+            if ctx.page is not None:
+                program = append_steps(ctx.route.program, steps_text(*filled.steps))
+                ways, left_out = await variants(ctx.page.context, program, form, filled, self.max_options)
+            if any(way.adds for way in ways):
+                self.counts["queries run once per option of a choice they leave empty"] += 1
+                self.counts["options not queried (--max-options)"] += left_out
+            for way in ways:
+                steps = (*filled.steps, *way.steps)
+                self._route(ctx, identity, acts_on, domain.name, {**query, **dict(way.adds)}, steps,
+                            submit_candidates(form, steps))
+                made += 1
         self.counts["relevant forms"] += 1
         self.counts["query routes"] += made
         self.found.append(RelevantForm(snap.url, form.form_index, domain.name, match.score, made))
