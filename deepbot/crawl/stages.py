@@ -24,7 +24,7 @@ from deepbot.content.filters import NOINDEX
 from deepbot.content.scope import ScopeDecision
 from deepbot.crawl.directives import PageDirectives, page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES
-from deepbot.forms.queries import looks_like_no_results
+from deepbot.forms.answers import looks_like_no_results
 from deepbot.routes import Document, PageSnapshot, Route, SessionState, Via, page_identity, results_identity
 from deepbot.routes.sequences import append_steps
 

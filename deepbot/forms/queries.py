@@ -10,7 +10,6 @@ routes go before any link (routes.QUERY_PRIORITY).
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,17 +26,6 @@ if TYPE_CHECKING:
     from deepbot.forms.models import DomainMatch, ExtractedForm, FormAnalysis
 
 log = logging.getLogger("deepbot.forms")
-
-# What result pages say when a query matched nothing.
-_NO_RESULTS = re.compile(
-    r"\b(no (items|results|records|matches|books|titles|products)\b.{0,40}\b(found|matched|match)"
-    r"|no (results|matches) (found|for)|did not match any|nothing (was )?found|0 (results|items|matches)"
-    r"|your search returned no|sorry, we couldn.?t find)", re.I)
-
-
-def looks_like_no_results(text: str) -> bool:
-    return bool(_NO_RESULTS.search(text[:5000]))
-
 
 @dataclass(frozen=True)
 class RelevantForm:
@@ -220,7 +208,9 @@ class FormQueries:
             ways, left_out = AS_IS, 0
             if ctx.page is not None:
                 program = append_steps(ctx.route.program, steps_text(*filled.steps))
-                ways, left_out = await variants(ctx.page.context, program, form, filled, self.max_options)
+                submit = submit_candidates(form, filled.steps)
+                ways, left_out = await variants(ctx.page.context, program, form, filled, self.max_options,
+                                                submit[0] if submit else None)
             if any(way.adds for way in ways):
                 self.counts["queries run once per option of a choice they leave empty"] += 1
                 self.counts["options not queried (--max-options)"] += left_out
