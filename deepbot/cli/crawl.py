@@ -14,7 +14,8 @@ from deepbot.config.reference import describe, describe_opposite
 from deepbot.store.open import is_postgres_url, store_target
 
 # flag name -> config key; every flag has a config key of the same name.
-_FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "include", "exclude",
+_FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages", "max_options", "include",
+          "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
           "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps", "scope",
           "allow_origin", "proxy", "block_private", "pattern")
@@ -43,6 +44,7 @@ def register(sub: Any) -> None:
     p.add_argument("--max-pages", type=int, metavar="N", help=describe("max_pages"))
     p.add_argument("--max-result-pages", type=int, metavar="N", help=describe("max_result_pages"))
     p.add_argument("--max-calendar-steps", type=int, metavar="N", help=describe("max_calendar_steps"))
+    p.add_argument("--max-options", type=int, metavar="N", help=describe("max_options"))
     p.add_argument("--max-scrolls", type=int, metavar="N", help=describe("max_scrolls"))
     p.add_argument("--scroll-time", type=float, metavar="SECONDS", help=describe("scroll_time"))
     p.add_argument("--include", action="append", metavar="REGEX", help=describe("include") + " Repeatable.")

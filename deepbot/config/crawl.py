@@ -67,6 +67,10 @@ class CrawlConfig(BaseModel):
     # answers page=N+1 with "page N+1", an empty list and "Next" again) per query and form.
     max_result_pages: int | None = Field(
         100, ge=1, description="Pages of one query's results followed along their pager.")
+    # A query that leaves a required choice empty (a tag list a chosen author fills, with no
+    # "any" tag) runs once per option offered, this many at most.
+    max_options: int = Field(
+        50, ge=1, description="Options of a choice a query leaves empty that it is run once per.")
     # A calendar's "next month" whose server answers any month leads on for ever: links in a
     # row that only move a number or a date in their page's URL are followed this far.
     max_calendar_steps: int | None = Field(

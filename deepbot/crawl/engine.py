@@ -113,7 +113,8 @@ class Crawler:
                                  follow_nofollow=not config.obey_meta_robots,
                                  max_result_pages=config.max_result_pages,
                                  max_calendar_steps=config.max_calendar_steps)
-        self.forms = FormQueries([load_domain(path) for path in config.domains])
+        domains = [load_domain(path) for path in config.domains]
+        self.forms = FormQueries(domains, max_options=config.max_options)
         self._processors = processors
         self.chain: PostProcessChain  # built when the crawl opens (an HMM policy trains then)
         # Routes of hosts that refuse every visit (politeness.refusing): left queued for a

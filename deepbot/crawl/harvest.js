@@ -235,7 +235,19 @@ async (given) => {
   // common way to page a feed or a catalogue. The button is clicked round after round
   // while that brings more, as for scrolling (same cap). A click that would leave the
   // page (a button that is really a link to page 2) is cancelled: that is not this page.
+  // Each click that brought more, as a selector, for the document's program: a replay
+  // clicks the same.
   let more = 0, moreStop = "";
+  const moreClicks = [];
+  const selectorOfMore = (el) => {
+    if (el.id && document.querySelectorAll(`#${CSS.escape(el.id)}`).length === 1) return `css=#${CSS.escape(el.id)}`;
+    const text = (el.innerText || "").replace(/\s+/g, " ").trim();
+    const q = text.includes('"') ? `'${text}'` : `"${text}"`;
+    const xp = `//${el.localName}[normalize-space(.)=${q}]`;
+    const found = document.evaluate(`count(${xp})`, document, null, XPathResult.NUMBER_TYPE, null).numberValue;
+    if (found === 1 && !(text.includes('"') && text.includes("'"))) return `xpath=${xp}`;
+    return `xpath=(//${el.localName})[${[...document.getElementsByTagName(el.localName)].indexOf(el) + 1}]`;
+  };
   if (opts.maxScrolls > 0 && net && fetches && fetches.limit > 0) {
     const MORE = new RegExp("^(load|show|see|view|display) (\\d+ )?more\\b" +
       "|^more (results|items|products|stories|articles|posts|news|entries|books|records|titles)\\b" +
@@ -264,10 +276,11 @@ async (given) => {
         if (leftMs() <= 0) { moreStop = "time"; break; }
         const height = root.scrollHeight, links = document.links.length;
         const since = performance.timeOrigin + performance.now();
+        const selector = selectorOfMore(button);
         button.click();
         const calm = await net.settle(since, opts.scrollQuiet, roundWait(), true);
         const grew = root.scrollHeight > height || document.links.length > links;
-        if (grew) more++;
+        if (grew) { more++; moreClicks.push(selector); }
         if (!calm) { moreStop = leftMs() <= 0 ? "time" : more ? "unsettled" : ""; break; }
         if (!grew) { moreStop = more ? "end" : ""; break; }
       }
@@ -276,7 +289,7 @@ async (given) => {
     }
   }
   const out = { url: location.href, title: document.title || "", links: [], scripts: [],
-                revealed: 0, scrolled, scrollStop, more, moreStop, storage: [], origins: [], settled };
+                revealed: 0, scrolled, scrollStop, more, moreStop, moreClicks, storage: [], origins: [], settled };
   const cssPath = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {

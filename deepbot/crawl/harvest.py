@@ -64,6 +64,7 @@ class Harvest(Frozen):
     more: int = 0
     scroll_stop: GrowthStop = Field("", alias="scrollStop")
     more_stop: GrowthStop = Field("", alias="moreStop")
+    more_clicks: tuple[str, ...] = Field((), alias="moreClicks")  # the "Load more" buttons clicked, in order
     settled: bool = True
     consent: Consent | None = None
     storage: tuple[dict[str, str], ...] = ()  # localStorage of the page's origin: {name, value}

@@ -24,7 +24,7 @@ from deepbot.content.filters import NOINDEX
 from deepbot.content.scope import ScopeDecision
 from deepbot.crawl.directives import PageDirectives, page_directives
 from deepbot.crawl.politeness import BACKOFF_STATUSES
-from deepbot.forms.queries import looks_like_no_results
+from deepbot.forms.answers import looks_like_no_results
 from deepbot.routes import Document, PageSnapshot, Route, SessionState, Via, page_identity, results_identity
 from deepbot.routes.sequences import append_steps
 
@@ -78,7 +78,7 @@ def classify(visited: Visited, *, logged_out: Callable[[Route, SessionState, Pag
         return Classified(Verdict.REFUSED, route, f"http {snapshot.status}")
     if logged_out(route, visited.session, snapshot):
         return Classified(Verdict.LOGGED_OUT, route, f"logged out: {snapshot.url} shows the login form")
-    for done in (snapshot.submitted, snapshot.dismissed):
+    for done in (snapshot.submitted, snapshot.dismissed, snapshot.grown):
         if done is not None:
             # The document replays the submission that worked and the overlay it
             # clicked away, and so do its children.

@@ -25,6 +25,7 @@ from deepbot.crawl.harvest import Challenge, Consent, Harvest, decoded
 from deepbot.errors import CaptchaShown, DeepBotError, ElementUnusable, FormError
 from deepbot.models import Frozen as _Frozen
 from deepbot.routes import PageSnapshot, Route, SessionState, parsed
+from deepbot.routes.sequences import grown_steps
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -203,8 +204,8 @@ async def _visit(route: Route, session: SessionState, slot: Slot, options: Visit
                 url=data.url, status=status, content_type=content_type or "text/html",
                 title=data.title, html=data.html, text=data.text, links=data.links, scripts=data.scripts,
                 revealed=data.revealed, scrolled=data.scrolled, more=data.more, scroll_stop=data.scroll_stop,
-                more_stop=data.more_stop, session=session, settled=settled, headers=headers,
-                forms=data.forms, submitted=submitted, dismissed=dismissed,
+                more_stop=data.more_stop, grown=grown_steps(data.more_clicks), session=session,
+                settled=settled, headers=headers, forms=data.forms, submitted=submitted, dismissed=dismissed,
                 challenge=_challenge(data.challenge), robots=data.robots, login_form=data.login,
             )
     except nseql.StepError as exc:

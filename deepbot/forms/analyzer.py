@@ -14,8 +14,10 @@ from playwright.async_api import Page
 
 from deepbot.config.domain import Domain
 from deepbot.content import challenge
+from deepbot.forms.builder import add_rows, base_fields, find_rows
 from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
+from deepbot.forms.filter_rows import label_values, without_switches
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form
 from deepbot.forms.match import (
     WHOLE_FORM,
@@ -58,7 +60,8 @@ async def analyze_page(
     """Analyse every form of the page against every domain, its folded panels opened first;
     with ``only``, the forms it accepts (a crawl leaves out those it knows already)."""
     opened = await open_panels(page)
-    analysis = analyze_extracted(await extract_page(page), domains, params, only=only)
+    rows = await find_rows(page)  # before the extraction: it marks the builders' toggles
+    analysis = analyze_extracted(add_rows(await extract_page(page), rows), domains, params, only=only)
     if not opened:
         return analysis
     forms = tuple(f.model_copy(update={"opened": opened.get(f.form_index, ())}) for f in analysis.forms)
@@ -86,10 +89,15 @@ def analyze_form(
     """One form (or its index in ``document.forms``) against every domain."""
     if isinstance(form, int):
         form = next(f for f in extraction.forms if f.index == form)
+    form = without_switches(form)  # a filter row's switch is left as the page set it
+    shown = base_fields(form)  # a filter builder's rows are not on the page: their entry labels them
     if form.hidden:  # nothing shows: no layout to read, the markup is all the evidence
-        layout = FormLayout(cell=(8.0, 19.2), fields=tuple(FieldLayout(field=f.name) for f in form.fields))
+        layout = FormLayout(cell=(8.0, 19.2), fields=tuple(FieldLayout(field=f.name) for f in shown.fields))
     else:
-        layout = layout_form(form, form_texts(extraction, form, params.layout), params.layout)
+        layout = label_values(shown, layout_form(shown, form_texts(extraction, shown, params.layout),
+                                                 params.layout))
+    added = tuple(FieldLayout(field=f.name) for f in form.fields if f.added_by)
+    layout = layout.model_copy(update={"fields": (*layout.fields, *added)})
     verdicts = []
     read = read_texts(form, layout.fields, params.match, vocabulary(domains))
     for domain in domains:
@@ -159,4 +167,5 @@ def _field(f: FormField, lay: FieldLayout, evidence: Sequence[FieldText]) -> Fie
         required=f.required,
         evidence=tuple(evidence),
         hidden=f.hidden,
+        added_by=f.added_by,
     )

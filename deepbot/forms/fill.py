@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import nseql
+from deepbot.forms.filter_rows import OPERATORS
 from deepbot.forms.models import Chooser, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
 from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, sounds_alike
 
@@ -70,6 +71,8 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
             continue
         field = form.field(assignment.field)
         filled = _fill_field(field, value, values)
+        if filled and field.added_by:  # a filter builder's row: add it, wait for it, then fill it
+            steps.extend(nseql.parse("\n".join(field.added_by) + "\n").steps)
         steps.extend(filled)
         if filled:
             held.add(assignment.attribute)
@@ -77,7 +80,35 @@ def fill_steps(form: FormAnalysis, match: DomainMatch, query: Mapping[str, str])
         steps.extend(_choose(form, match.chooser, query, held, values))
     if not values:
         return None
+    steps.extend(_any_choices(form, values))
     return FilledQuery((*opening, *steps), values)
+
+
+# A choice that means "whichever": "Any", "All tags", "(all)", "Alle".
+ANY_CHOICE = re.compile(r"^\W*(any|all|every|alle|tous|toutes|todos|todas|tutti)\b", re.I)
+# A choice that is no choice: "----------", "Select a tag", "Choose…", an empty label.
+_PLACEHOLDER = re.compile(r"^[\W_]*$|^\W*(select|choose|pick|please)\b", re.I)
+
+
+def _any_choices(form: FormAnalysis, chosen: dict[str, str]) -> list[nseql.Step]:
+    """For a person an empty value means "any": a select the query leaves at its placeholder
+    ("----------"), which a server may read as "none", takes the option that says any or
+    all, where it has one."""
+    steps: list[nseql.Step] = []
+    for field in form.fields:
+        if (field.name in chosen or field.type != "select-one" or field.hidden or field.added_by
+                or len(field.options) < 2):
+            continue
+        shown = next((o for o in field.options if o.selected), field.options[0])
+        placeholder = not shown.value.strip() or bool(_PLACEHOLDER.match(shown.label))
+        if ANY_CHOICE.match(shown.label) or not placeholder:
+            continue
+        anything = next((o for o in field.options
+                         if o is not shown and o.value.strip() and ANY_CHOICE.match(o.label)), None)
+        if anything is not None:
+            chosen[field.name] = anything.label
+            steps.append(nseql.Select(field.selector, anything.value, by="value"))
+    return steps
 
 
 def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held: set[str],
@@ -112,11 +143,8 @@ def _choose(form: FormAnalysis, chooser: Chooser, query: Mapping[str, str], held
     return [*steps, nseql.Fill(target.selector, query[named.attribute])]
 
 
-# An operator select of a filter row: "=", "is", "contains", "starts with"… A word a
-# query names is looked for inside the column, as a person searching would ask.
-_OPERATORS = re.compile(r"^\s*(=|==|!=|<>|<|>|≤|≥|<=|>=|is|is not|equals?|not equals?|contains?|"
-                        r"does not contain|starts? with|begins? with|ends? with|like|not like|in|not in|"
-                        r"matches|has|includes?)\s*$", re.I)
+# An operator select of a filter row (filter_rows.OPERATORS): "=", "is", "contains"… A word
+# a query names is looked for inside the column, as a person searching would ask.
 _CONTAINS = re.compile(r"^\s*(contains?|includes?|has|like|matches)\s*$", re.I)
 
 
@@ -130,7 +158,7 @@ def _operator(form: FormAnalysis, column: FieldAnalysis,
         if not f.box.same_row(value.box):
             continue
         labels = [o.label or o.value for o in f.options]
-        if sum(bool(_OPERATORS.match(label)) for label in labels) < 3:
+        if sum(bool(OPERATORS.match(label)) for label in labels) < 3:
             continue
         contains = next((o for o in f.options if _CONTAINS.match(o.label or o.value)), None)
         if contains is not None:
@@ -144,7 +172,7 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
         return [nseql.Fill(field.selector, value)]
     found = best_option(field.options, value)
     unmatched = found is None or found[1] < MIN_OPTION_SIMILARITY
-    if unmatched and _waiting_for_options(field):
+    if unmatched and waiting_for_options(field):
         # Nothing to choose from yet ("Any model"): a script fills it once the field above
         # is chosen. The option most like the value is chosen when it comes.
         chosen[field.name] = value
@@ -165,8 +193,25 @@ def _fill_field(field: FieldAnalysis, value: str, chosen: dict[str, str]) -> lis
     return steps
 
 
-def _waiting_for_options(field: FieldAnalysis) -> bool:
+def waiting_for_options(field: FieldAnalysis) -> bool:
     """A select with nothing to offer yet: no option, or one prompt ("Any model")."""
     if field.type != "select-one" or len(field.options) > 1:
         return False
     return all(not o.value.strip() or _PROMPT.match(o.label) for o in field.options)
+
+
+# What a search form says of itself: its button, its box's name or type, its role.
+_SEARCHES = re.compile(r"\b(search|find|look ?up|query|q|keywords?|suche|recherche|buscar)\b", re.I)
+
+
+def search_box(form: FormAnalysis, domain: str) -> FieldAnalysis | None:
+    """The form's one text field when the form is a plain search box ("[____] Search"), not
+    relevant to ``domain`` by itself: what a person types any words of a query into."""
+    if any(d.domain == domain and d.relevant for d in form.domains):
+        return None
+    shown = [f for f in form.fields if not f.hidden and (f.kind == "unbounded" or f.values)]
+    if len(shown) != 1 or shown[0].kind != "unbounded" or shown[0].type not in ("text", "search", ""):
+        return None
+    box = shown[0]
+    said = [*(s.text for s in form.submits), box.html_name, box.id, box.type, *box.hints]
+    return box if any(_SEARCHES.search(t.replace("_", " ")) for t in said if t) else None

@@ -10,8 +10,19 @@
   // A field named "elements" or "action" shadows the form's own property: read them from
   // the prototype and the attributes.
   const elementsOf = Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'elements').get;
+  // A filter builder's row ([label] [operator ▾] [value], forms/filter_rows.py) is the query a
+  // page shows, not the form: rows come and go as a person adds them (a results page shows
+  // those of its query), and the form is the same.
+  const OPERATOR = /^\s*(=|==|!=|<>|<|>|<=|>=|is|is not|equals?|not equal|contains?|not contains?|does not contain|doesn't contain|starts? with|ends? with|like|not like|in list|not in list|empty|any|none|greater than|smaller than|less than)\s*$/i;
+  const isOperator = (el) => el.localName === 'select' && el.options.length >= 2
+    && [...el.options].filter((o) => OPERATOR.test(o.label || o.textContent || '')).length >= Math.min(3, el.options.length);
+  const inFilterRow = (el) => {
+    const row = el.closest('tr, li, [role=row]');
+    return !!row && [...row.querySelectorAll('select')].some(isOperator);
+  };
   const fieldsOf = (els) => els
     .filter((el) => ['input', 'select', 'textarea'].includes(el.localName) && !BUTTONS.has(el.type))
+    .filter((el) => !inFilterRow(el))
     .map((el) => [el.getAttribute('name') || '', el.id || '', el.type || el.localName]);
   const roots = [];
   const findRoots = (root) => {

@@ -147,6 +147,9 @@ class FormField(_Frozen):
     disabled: bool = False
     markup: Markup = Markup()
     hidden: bool = False  # not shown (its form is hidden): its box is empty, its texts are markup's
+    # A filter builder's row field (forms.builder): not on the page until a person adds its row.
+    # The NSEQL steps (canonical lines) that add it and wait for it; its label is the entry chosen.
+    added_by: tuple[str, ...] = ()
 
     @property
     def checkable(self) -> bool:
@@ -346,6 +349,7 @@ class FieldAnalysis(_Frozen):
     options: tuple[OptionAnalysis, ...] = ()
     multiple: bool = False
     required: bool = False
+    added_by: tuple[str, ...] = ()  # see FormField.added_by
 
 
 class FormAnalysis(_Frozen):

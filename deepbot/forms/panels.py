@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from playwright.async_api import Page
 
 from deepbot.browser.failures import translated
 from deepbot.errors import BrowserCrashedError, BrowserError
 
-__all__ = ["open_panels"]
+__all__ = ["act_in_page", "open_panels"]
 
 log = logging.getLogger("deepbot.forms")
 
@@ -32,16 +33,21 @@ def _script() -> str:
 async def open_panels(page: Page) -> dict[int, tuple[str, ...]]:
     """Open the page's folded form panels; per form (its index in ``document.forms``) the
     selectors of the toggles clicked, in order."""
-    try:
-        with translated(f"could not open the form panels of {page.url}", other=BrowserError):
-            found = await page.evaluate(_script())
-    except BrowserCrashedError:
-        raise
-    except BrowserError as exc:
-        # A toggle's script navigated after all, or the page is going: read it as it is.
-        log.debug("%s", exc)
-        return {}
+    found = await act_in_page(page, _script(), "open the form panels")
     opened: dict[int, list[str]] = {}
     for toggle in found if isinstance(found, list) else ():
         opened.setdefault(int(toggle["form"]), []).append(str(toggle["selector"]))
     return {form: tuple(selectors) for form, selectors in opened.items()}
+
+
+async def act_in_page(page: Page, script: str, doing: str) -> Any:
+    """Run a script that clicks in the page as a person would; what it returns, or None when
+    a click's script navigated after all or the page is going (then it is read as it is)."""
+    try:
+        with translated(f"could not {doing} of {page.url}", other=BrowserError):
+            return await page.evaluate(script)
+    except BrowserCrashedError:
+        raise
+    except BrowserError as exc:
+        log.debug("%s", exc)
+        return None

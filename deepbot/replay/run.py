@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,21 +102,30 @@ async def replay_in_browser(
             page = await context.new_page()
         error: ReplayStepError | None = None
         status: int | None = None
+        steps_run = 0
+        response: Response | None = None
         try:
-            ran = await nseql.run(
-                steps,
-                page,
-                step_timeout_ms=timeout * 1000,
-                navigation_timeout_ms=timeout * 1000,
-                load_timeout_ms=min(timeout, LOAD_GRACE_S) * 1000,
-            )
-            steps_run, status = ran.steps_run, await _shown_status(page, ran.response)
-            # Captured as the crawl read it: once the fetches it still awaits have answered.
-            # The page may move on meanwhile: then it is captured as it is.
-            with contextlib.suppress(BrowserError), translated("the page did not settle"):
-                await fetches.settled(page, limit_ms=min(timeout * 1000, fetches.FETCH_WAIT_MS))
+            for part in in_place_parts(steps):
+                since = time.time() * 1000
+                ran = await nseql.run(
+                    part,
+                    page,
+                    step_timeout_ms=timeout * 1000,
+                    navigation_timeout_ms=timeout * 1000,
+                    load_timeout_ms=min(timeout, LOAD_GRACE_S) * 1000,
+                )
+                steps_run, response = steps_run + ran.steps_run, ran.response or response
+                # What an action loaded in place ("Load more": fetched and appended) is there
+                # before the next step, as it was when the crawl clicked it; and the page is
+                # captured as the crawl read it, once the fetches it still awaits have answered.
+                # The page may move on meanwhile: then it is captured as it is.
+                in_place = ran.response is None and isinstance(part.steps[-1], _ACTIONS)
+                with contextlib.suppress(BrowserError), translated("the page did not settle"):
+                    await fetches.settled(page, since=since if in_place else 0, always=in_place,
+                                          limit_ms=min(timeout * 1000, fetches.FETCH_WAIT_MS))
+            status = await _shown_status(page, response)
         except nseql.StepError as exc:
-            error, steps_run = _step_failure(exc), exc.steps_run
+            error, steps_run = _step_failure(exc), steps_run + exc.steps_run
         title, content = await _capture(page, screenshot, html, strict=error is None)
         ended = None
         if keep_session and error is None:
@@ -124,6 +134,25 @@ async def replay_in_browser(
         return ReplayResult(page.url, title, steps_run, error is None, error, status, content, ended)
     finally:
         await close_quietly(context)
+
+
+# Actions that may change the page in place (a fetch, then new content) rather than navigate.
+_ACTIONS = (nseql.Click, nseql.Select, nseql.Check, nseql.Uncheck, nseql.Press)
+# Steps that belong to the action before them: they wait for what it did.
+_WAITS = (nseql.WaitNavigation, nseql.WaitUrl, nseql.WaitLoad, nseql.WaitSelector)
+
+
+def in_place_parts(program: nseql.Program) -> list[nseql.Program]:
+    """The program cut after each action not followed by a wait of its own, so the replay
+    can let what the action fetched arrive before the next step (pure)."""
+    parts: list[list[nseql.Statement]] = [[]]
+    statements = program.body
+    for i, statement in enumerate(statements):
+        parts[-1].append(statement)
+        after = next((s for s in statements[i + 1:] if isinstance(s, nseql.Step)), None)
+        if isinstance(statement, _ACTIONS) and after is not None and not isinstance(after, _WAITS):
+            parts.append([])
+    return [nseql.Program(tuple(part)) for part in parts if any(isinstance(s, nseql.Step) for s in part)]
 
 
 # The document the page shows, as the browser loaded it: [its URL, its HTTP status].

@@ -213,6 +213,7 @@ class PageSnapshot(_Frozen):
     # Why each of those stopped (GrowthStop): at the end, or cut short by a bound.
     scroll_stop: GrowthStop = ""
     more_stop: GrowthStop = ""
+    grown: str | None = None  # NSEQL of the "Load more" clicks that grew the page, for its program
     session: SessionState = SessionState()
     settled: bool = True  # False when the load event did not come in time
     headers: dict[str, str] = Field(default_factory=dict)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import nseql
 
 
@@ -26,3 +28,9 @@ def append_steps(program: str, steps: str) -> str:
     if program and not program.endswith("\n"):
         program += "\n"
     return program + steps
+
+
+def grown_steps(clicks: Sequence[str]) -> str | None:
+    """The clicks on "Load more" that grew a page, as NSEQL (None: none): its document's
+    program repeats them, so a replay shows what the crawl stored."""
+    return steps_text(*(nseql.Click(selector) for selector in clicks)) if clicks else None

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import nseql
-from deepbot.forms.fill import fill_steps
-from deepbot.forms.models import Assignment, Box, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
+from deepbot.forms.fill import fill_steps, search_box
+from deepbot.forms.models import (
+    Assignment,
+    Box,
+    DomainMatch,
+    FieldAnalysis,
+    FormAnalysis,
+    OptionAnalysis,
+    SubmitControl,
+)
 
 BOX = Box(x=0, y=0, width=100, height=20)
 
@@ -64,3 +72,39 @@ def test_an_option_spelled_another_way_is_found_by_its_sound() -> None:
     # and nothing when nothing sounds like it either: the default stays
     filled = fill_steps(_form(author), _match(("author", "author")), {"author": "Bob"})
     assert filled is None or filled.steps == ()
+
+
+def _search_form(field: FieldAnalysis, button: str, *, relevant: bool = False) -> FormAnalysis:
+    return _form(field).model_copy(update={
+        "submits": (SubmitControl(type="submit", tag="button", text=button, selector="#go", box=BOX),),
+        "domains": (DomainMatch(domain="library", score=0.59, threshold=0.9, relevant=relevant),)})
+
+
+def test_a_page_search_box_is_one_text_field_of_a_form_that_searches() -> None:
+    box = FieldAnalysis(name="search", html_name="search", kind="unbounded", type="text", tag="input",
+                        selector="#s", box=BOX, hints=("title, author",))
+    assert search_box(_search_form(box, "Search"), "library") is box
+    # A form relevant by itself takes its queries through its own fields.
+    assert search_box(_search_form(box, "Search", relevant=True), "library") is None
+    # Two fields are a form to fill, not a box; a box that says nothing of searching is not one.
+    author = box.model_copy(update={"name": "author", "html_name": "author"})
+    two = _search_form(box, "Search").model_copy(update={"fields": (box, author)})
+    assert search_box(two, "library") is None
+    mail = box.model_copy(update={"html_name": "email", "name": "email", "hints": ()})
+    assert search_box(_search_form(mail, "Subscribe"), "library") is None
+
+
+def test_a_select_left_at_its_placeholder_takes_its_any_option() -> None:
+    title = FieldAnalysis(name="t", kind="unbounded", type="text", tag="input", selector="#t", box=BOX)
+    tags = _select("tag", ("", "----------"), ("0", "All tags"), ("py", "python"))
+    form = _form(title, tags)
+    filled = fill_steps(form, _match(("t", "title")), {"title": "java"})
+    assert filled is not None
+    # An empty value means "any" to a person; a server may read the placeholder as "none".
+    assert filled.steps == (nseql.Fill("#t", "java"), nseql.Select("#tag", "0", by="value"))
+    # A select already showing "any", or a real choice, or without such an option, is left.
+    for kept in (_select("tag", ("", "Any tag"), ("py", "python")),
+                 _select("tag", ("py", "python"), ("0", "All")),
+                 _select("tag", ("", "----------"), ("py", "python"))):
+        filled = fill_steps(_form(title, kept), _match(("t", "title")), {"title": "java"})
+        assert filled is not None and filled.steps == (nseql.Fill("#t", "java"),)
