@@ -7,7 +7,9 @@ breadth-first (``--seed``, every page stored) and once driven by that page's str
 front page, then ``crawl --pattern``), and reports the player pages each downloaded
 (and after how many pages the last of them came), and for the structure crawls
 the precision and recall of what it stored (the paper's measures; the truth is the site's
-own URLs, not DeepBot's similarity). ``--json`` prints the rows.
+own URLs, not DeepBot's similarity). ``--json`` prints the rows. ``--site quotes`` does
+the same on the quotations site (``fixtures/sites/quotes.py``: 50 author pages reached
+only through paged listings, from one author page).
 
 ``--real`` runs the same crawlers on a real app instead: Datasette (``pip install -r
 bench/requirements-realapps.txt``) serving a generated catalogue of ``--rows`` books,
@@ -30,9 +32,14 @@ from deepbot.crawl.engine import Crawler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import FixtureServer
-from fixtures.sites import worldcup
+from fixtures.sites import quotes, worldcup
 
-SAMPLE = "/cup/player/bra-1"
+# Each fixture site: its sample page, its entry page (for learn), and its target pages.
+SITES = {
+    "worldcup": ("/cup/player/bra-1", "/cup/", worldcup.PLAYERS),
+    "quotes": ("/quotes/author/Ada-Austen", "/quotes/", quotes.AUTHORS),
+}
+SAMPLE, ENTRY, TARGETS = SITES["worldcup"]
 
 
 async def crawl(store: Path, budget: int | None, like: bool) -> dict[str, object]:
@@ -43,17 +50,17 @@ async def crawl(store: Path, budget: int | None, like: bool) -> dict[str, object
         async with Crawler(config) as crawler:
             stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
             fetched = crawler.stats.fetched
-        pages = list(dict.fromkeys(path.split("?")[0] for _, path in site.hits if path.startswith("/cup/")))
-        players = set(pages) & worldcup.PLAYERS
-        # Downloads until the last player page came (all of them, when every one did).
-        last = max((n for n, path in enumerate(pages, 1) if path in worldcup.PLAYERS), default=0)
+        pages = list(dict.fromkeys(path.split("?")[0] for _, path in site.hits if path.startswith(ENTRY)))
+        players = set(pages) & TARGETS
+        # Downloads until the last target page came (all of them, when every one did).
+        last = max((n for n, path in enumerate(pages, 1) if path in TARGETS), default=0)
     row: dict[str, object] = {"crawler": "structure" if like else "breadth-first", "budget": budget or "none",
                               "fetched": fetched, "players_fetched": len(players),
                               "pages_to_last_player": last}
     if like:
-        hits = len(stored & worldcup.PLAYERS)
+        hits = len(stored & TARGETS)
         row |= {"stored": len(stored), "precision": round(hits / len(stored), 4) if stored else 0.0,
-                "recall": round(hits / len(worldcup.PLAYERS), 4)}
+                "recall": round(hits / len(TARGETS), 4)}
     return row
 
 
@@ -62,7 +69,7 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
     from deepbot.cli.learn import learn_pattern, write_pattern
 
     with FixtureServer() as site:
-        learned = await learn_pattern(site.url(SAMPLE), site.url("/cup/"), workers=2)
+        learned = await learn_pattern(site.url(SAMPLE), site.url(ENTRY), workers=2)
         rows: list[dict[str, object]] = [{"crawler": "learn (mapping)", "budget": "none",
                                           "fetched": learned.mapped, "players_fetched": learned.targets,
                                           "pages_to_last_player": "—"}]
@@ -74,11 +81,11 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
         async with Crawler(config) as crawler:
             stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
             fetched = crawler.stats.fetched
-    hits = len(stored & worldcup.PLAYERS)
+    hits = len(stored & TARGETS)
     rows.append({"crawler": "pattern (crawl --pattern)", "budget": "none", "fetched": fetched,
                  "players_fetched": hits, "pages_to_last_player": "—", "stored": len(stored),
                  "precision": round(hits / len(stored), 4) if stored else 0.0,
-                 "recall": round(hits / len(worldcup.PLAYERS), 4),
+                 "recall": round(hits / len(TARGETS), 4),
                  "fetched_per_target": round(fetched / max(hits, 1), 3)})
     return rows
 
@@ -135,14 +142,15 @@ async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
             fetched, stored = await _crawl_real(config, base)
             out.append(_real_row("pattern, rerun after 20 books were added", fetched, stored, added))
             truth |= added
-        like = CrawlConfig.model_validate({"like": sample, "store": tmp / "like.sqlite", "workers": 2,
-                                           "depth": 8})
+        # At the default depth: deeper, the table's facet and sort links combine without end, and
+        # every such page lists row pages already found (INDESIT counts it an index and goes on).
+        like = CrawlConfig.model_validate({"like": sample, "store": tmp / "like.sqlite", "workers": 2})
         fetched, stored = await _crawl_real(like, base)
         out.append(_real_row("structure (--like)", fetched, stored, truth))
         # Breadth-first from the home page stores every page: its recall of the row pages
         # after as many downloads as --like made.
         bfs = CrawlConfig.model_validate({"seeds": (f"{base}/",), "store": tmp / "bfs.sqlite", "workers": 2,
-                                          "depth": 8, "max_pages": fetched})
+                                          "max_pages": fetched})
         bfs_fetched, bfs_stored = await _crawl_real(bfs, base)
         row = _real_row("breadth-first, as many pages as --like", bfs_fetched, bfs_stored & truth, truth)
         out.append(row | {"stored": len(bfs_stored), "precision": "—"})
@@ -164,7 +172,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budgets", default="30,60,none", help="pages per crawl; none: the whole site")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--real", action="store_true", help="Datasette instead of the fixture site")
+    parser.add_argument("--site", choices=sorted(SITES), default="worldcup", help="the fixture site")
+    parser.add_argument("--real", action="store_true", help="Datasette instead of a fixture site")
     parser.add_argument("--rows", type=int, default=300, help="books in the Datasette catalogue (--real)")
     args = parser.parse_args()
     if args.real:
@@ -181,12 +190,14 @@ def main() -> None:
                   f" {row['recall']} | {row['fetched_per_target']} |")
         return
     budgets = [None if b == "none" else int(b) for b in args.budgets.split(",")]
+    global SAMPLE, ENTRY, TARGETS
+    SAMPLE, ENTRY, TARGETS = SITES[args.site]
     rows = asyncio.run(run(budgets))
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"Sample {SAMPLE}; {len(worldcup.PLAYERS)} player pages in the site\n")
-    print("| crawler | budget | pages fetched | player pages fetched | pages until the last of them |"
+    print(f"Sample {SAMPLE}; {len(TARGETS)} target pages in the site\n")
+    print("| crawler | budget | pages fetched | target pages fetched | pages until the last of them |"
           " stored | precision | recall |")
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:

@@ -163,7 +163,12 @@ class StructureModel:
         link.tried += 1
         if target:
             link.targets += 1
-        elif any(u in self.targets for urls in collections.values() for u in urls):
+        elif any(u not in self.targets for urls in collections.values()
+                 if any(v in self.targets for v in urls) for u in urls):
+            # An index: a collection of its links holds targets, and links not yet known to be
+            # targets beside them. A page that lists only targets found already (a table's
+            # hundredth sort order or facet) leads to nothing new: it does not keep its
+            # class-link worth following.
             link.indices += 1
         waiting = self._waiting.pop(origin, set()) if link.targets or link.indices else set()
         return target, sorted(waiting), link.value()

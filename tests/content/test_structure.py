@@ -70,3 +70,17 @@ def test_an_untried_collection_is_probed_and_the_rest_wait_for_the_verdict() -> 
     assert again.restore(model.state()) and again.state() == model.state()
     assert again.observe(f"{SITE}/news/1", story, stories.origin(f"{SITE}/news/1"))[1:] == ([], 1 / 6)
     assert not StructureModel(f"{SITE}/player/2").restore(model.state())  # another sample's: not used
+
+
+def test_a_page_listing_only_targets_found_already_is_not_an_index() -> None:
+    # A table's hundredth sort order lists the rows every earlier one listed: following more
+    # of its kind finds nothing new, and its class-link is worth less and less.
+    model = StructureModel(f"{SITE}/row/1")
+    model.learn_sample(_page(_list("/")))
+    first = link_collections(_page(_table("/row/1", "/row/2")), f"{SITE}/table")
+    model.targets.add(f"{SITE}/row/2")  # found already
+    sorts = model.rate(link_collections(_page(_table(*(f"/table?sort={n}" for n in range(3)))), f"{SITE}/"))
+    origin = sorts.origin(f"{SITE}/table?sort=0")
+    assert model.observe(f"{SITE}/table?sort=0", first, origin)[2] == 0.25  # nothing new: not an index
+    fresh = link_collections(_page(_table("/row/1", "/row/3")), f"{SITE}/table")
+    assert model.observe(f"{SITE}/table?sort=1", fresh, origin)[2] == 1 / 3  # row 3 is new: an index
