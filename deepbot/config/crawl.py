@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     field_validator,
@@ -36,14 +35,15 @@ def _valid_regex(value: str) -> str:
 Regex = Annotated[str, AfterValidator(_valid_regex)]
 
 
-def _store_target(value: Any) -> Any:
-    """A postgresql:// URL stays a string (a Path would fold its ``//``); anything else is a path."""
+def _store_target(value: Path | str) -> Path | str:
+    """A postgresql:// URL stays a string (a Path would fold its ``//``); anything else is a path.
+    After validation, so a config read back from JSON (a string there) validates as well."""
     if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
         return Path(value)
     return value
 
 
-StoreTarget = Annotated[Path | str, BeforeValidator(_store_target)]
+StoreTarget = Annotated[str | Path, AfterValidator(_store_target)]
 
 
 class CrawlConfig(BaseModel):

@@ -93,7 +93,10 @@ def _finish(processes: list[subprocess.Popen[str]], timeout: float = 300) -> lis
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("workers") / "crawl.yaml"
-    path.write_text("lease_ttl: 8\nworkers: 1\n")  # short leases: a killed worker's routes come back soon
+    # Short leases: a killed worker's routes come back soon. A delay between visits to the host
+    # (taken in turns by every worker) makes the crawl last about 20 s however fast the machine,
+    # so a worker can be killed, stopped or cut off from the database while it is under way.
+    path.write_text("lease_ttl: 8\nworkers: 1\nmin_delay: 0.5\n")
     return path
 
 
