@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
@@ -117,7 +118,7 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
-                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+                 **_harvest(parent, via), page=_page(parent, via),
                  chain=chain.steps if chain else 0, chain_axis=chain.axis if chain else -1)
 
 
@@ -132,6 +133,15 @@ def _shows_results(route: Route) -> bool:
     if route.via is Via.FORM:
         return True
     return route.via is Via.NEXT and (route.chain_axis == RESULTS or route.chain_axis is None)
+
+
+def _harvest(parent: Route, via: Via) -> dict[str, Any]:
+    """The query a child's page answers (Route.domain, query, form_url): a query's harvest is
+    its results (its answer, the pages along its pager) and what they link to, the records.
+    A record's own links are the link crawl again (crawl.discovery bounds it)."""
+    if via is Via.NEXT or _shows_results(parent):
+        return {"domain": parent.domain, "query": parent.query, "form_url": parent.form_url}
+    return {}
 
 
 def _page(parent: Route, via: Via) -> int:
@@ -165,8 +175,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         priority=priority, hint=hint,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
-        domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
-        chain=chain.steps, chain_axis=chain.axis,
+        **_harvest(parent, via), page=_page(parent, via), chain=chain.steps, chain_axis=chain.axis,
     )
 
 
@@ -310,8 +319,11 @@ class ObtainLinks:
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
                  max_result_pages: int | None = None,
-                 max_calendar_steps: int | None = None):
+                 max_calendar_steps: int | None = None, answers: set[str] | None = None):
         self.scope = scope
+        # Keys of the links a query's results list, queued by this page or before it by the
+        # link crawl: what a domain crawl fetches however far it explored (crawl.discovery).
+        self.answers = answers
         self.max_result_pages = max_result_pages
         self.max_calendar_steps = max_calendar_steps
         self.known = known  # route keys already in the frontier
@@ -337,3 +349,5 @@ class ObtainLinks:
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)
+        if self.answers is not None and _shows_results(ctx.route):
+            self.answers.update(route_key(Via.LINK, canonical_url(url)) for url, _ in links)
