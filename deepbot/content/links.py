@@ -187,7 +187,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  max_result_pages: int | None = None, max_calendar_steps: int | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
-    Inside a query's results (the parent carries a domain), controls that read like
+    Inside a query's results (the form's answer, a page along its pager), controls that read like
     pagination become ``via=NEXT`` routes. Elsewhere, a pager of buttons (two or more
     controls that read like one: an app's "1 2 3 Next ›" that renders pages in place) is
     clicked like any script element, one level deeper each time, so the depth bounds
@@ -218,7 +218,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         return hint(url) if hint is not None else None
 
     out = ObtainedLinks()
-    in_results = parent.domain is not None
+    # A query's results page: its pager is the query's. A record it lists carries the query
+    # too (Route.domain), but its own "Next" is the next record, or another listing's.
+    in_results = _shows_results(parent)
     at_limit = parent.depth >= max_depth
     last_page = max_result_pages is not None and parent.page >= max_result_pages
     # The results of a query (the form's answer, the pages along its pager) page by their

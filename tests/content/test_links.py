@@ -100,7 +100,7 @@ def test_a_select_that_sends_its_form_is_one_route_an_option_and_none_in_results
         'select "#header select" value "2019"', 'select "#header select" value "2020"']
     assert [r.key for r in first.routes] == [r.key for r in second.routes]
     # In a query's results it filters or sorts what the pager walks ("2019" is no page number).
-    results = _parent().model_copy(update={"domain": "books", "query": {"title": "java"}})
+    results = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
     got = obtain_links(results, SEED, [], menu, None, scope, max_depth=3, page="p3")
     assert got.routes == [] and got.skipped == {FILTERS: 4}
 
@@ -242,3 +242,40 @@ def test_a_forms_button_is_followed_only_as_its_results_next() -> None:
     assert [(r.via, r.steps.splitlines()[-1]) for r in got.routes] == [
         (Via.NEXT, 'click "#b0"'), (Via.NEXT, 'click "#b5"')]
     assert obtain_links(_parent(), SEED, [], buttons, None, Scope.build([SEED]), max_depth=3).routes == []
+
+
+def test_a_querys_harvest_is_its_results_and_the_records_they_list() -> None:
+    scope = Scope.build([SEED])
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"},
+                                          "form_url": SEED})
+    listed = obtain_links(answer, SEED, [(SEED + "book/1", "Java"), (SEED + "?page=2", "Next")], [], None,
+                          scope, max_depth=3).routes
+    record, pager = sorted(listed, key=lambda r: r.via)
+    assert (record.via, record.query) == (Via.LINK, answer.query)
+    assert (pager.via, pager.query) == (Via.NEXT, answer.query)
+    # A record's own links, its "Next" among them, are the link crawl's again.
+    onward = obtain_links(record, record.url, [(SEED + "book/2", "Next"), (SEED + "about", "About")], [],
+                          None, scope, max_depth=3).routes
+    assert {(r.via, r.domain, r.query) for r in onward} == {(Via.LINK, None, None)}
+
+
+def test_a_host_is_explored_so_far_past_its_last_new_form() -> None:
+    from deepbot.crawl.discovery import Discovery
+
+    def route(path: str, via: Via = Via.LINK, domain: str | None = None) -> Route:
+        return _parent().model_copy(update={"key": path, "url": SEED + path, "via": via, "domain": domain})
+
+    found = Discovery(2)
+    query = route("q", Via.FORM, "books")
+    assert not found.spent(route("a"))  # no form found yet: depth alone bounds the crawl
+    found.visited(route("home", Via.SEED), (query,))
+    for path in ("a", "b"):
+        assert not found.spent(route(path))
+        found.visited(route(path), ())
+    assert found.spent(route("c"))
+    assert not found.spent(query) and not found.spent(route("rec", domain="books"))  # the harvest goes on
+    found.answers.add("c")  # a record the link crawl queued before a results page listed it
+    assert not found.spent(route("c"))
+    found.visited(route("d"), (query,))  # another new form: its host explores again
+    assert not found.spent(route("e"))
+    assert not Discovery(None).spent(route("c"))
