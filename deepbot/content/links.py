@@ -228,6 +228,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     results_page = _shows_results(parent)
     here = canonical_url(page_url)
     seen: set[str] = set()
+    links = list(links)
+    numbers_page = in_results and _numbers_are_pages(text for _, text in links)
     for url, text in links:
         decision = scope.decide(url)
         if not decision.keep:
@@ -236,7 +238,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if is_logout(url, text):
             out.skip("log out")
             continue
-        via = Via.NEXT if in_results and is_pager(text) else Via.LINK
+        paging = is_pager(text) and (numbers_page or not text.strip().isdigit())
+        via = Via.NEXT if in_results and paging else Via.LINK
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
             continue
@@ -289,6 +292,17 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+# A pager shows a few page numbers ("1 2 3 … 10", "… 48 49 50 51 52 …"); a page whose links
+# read as more numbers than this lists things by number (a table's row ids, a year's days).
+_PAGE_NUMBERS_AT_MOST = 20
+
+
+def _numbers_are_pages(texts: Iterable[str]) -> bool:
+    """Whether a results page's links that read as a bare number may be its pager's."""
+    numbers = {text.strip() for text in texts if text.strip().isdigit()}
+    return len(numbers) <= _PAGE_NUMBERS_AT_MOST
 
 
 def _script_key(via: Via, page_url: str, known_by: str, script: ScriptElement) -> str:

@@ -279,3 +279,17 @@ def test_a_host_is_explored_so_far_past_its_last_new_form() -> None:
     found.visited(route("d"), (query,))  # another new form: its host explores again
     assert not found.spent(route("e"))
     assert not Discovery(None).spent(route("c"))
+
+
+def test_a_results_list_of_numbered_rows_is_no_pager() -> None:
+    # A table of results whose rows link by their id (Datasette's, an admin's list): each
+    # "1234" is a record, not page 1234; the few numbers of a pager are still pages.
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    rows = [(f"{SEED}books/{n}", str(n)) for n in range(101, 131)]
+    got = obtain_links(answer, SEED, [*rows, (SEED + "?_next=130", "Next page")], [], None,
+                       Scope.build([SEED]), max_depth=3).routes
+    assert sorted(r.via for r in got) == [Via.LINK] * 30 + [Via.NEXT]
+    pager = [(f"{SEED}?page={n}", str(n)) for n in range(2, 6)]
+    titled = [(url, f"Book {text}") for url, text in rows[:5]]
+    got = obtain_links(answer, SEED, [*titled, *pager], [], None, Scope.build([SEED]), max_depth=3).routes
+    assert sorted(r.url for r in got if r.via is Via.NEXT) == [url for url, _ in pager]
