@@ -38,6 +38,15 @@ CALENDAR_CHAIN = "calendar-like chain"
 CALENDAR_TURN = "calendar-like chain turned"
 # The reason a select that sends its form is not followed inside a query's results.
 FILTERS = "filters of results"
+# The reason a link of a query's results page to the same results in another order or
+# page size is not followed (a column header's "sort by title", "50 per page").
+REORDERED = "results reordered"
+# Parameters that order or size a listing, by their usual names (Datasette's _sort and
+# _size, Roundup's @sort, Flask-Admin's sort and page_size, Rails' order and per_page...).
+_ORDERING = re.compile(r"^[@_]?(?:sort|order|orderby|order_by|sortby|sort_by|sortorder|sort_order|sort_desc"
+                       r"|ordering|dir|direction|desc|asc|page_?size|per_?page|size|limit|rows|items_per_page"
+                       r"|pagesize)$", re.I)
+_PAGE = re.compile(r"^[@_]?(?:page|p|pg|offset|start|startwith|_next)$", re.I)
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -240,6 +249,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
             continue
         paging = is_pager(text) and (numbers_page or not text.strip().isdigit())
         via = Via.NEXT if in_results and paging else Via.LINK
+        if in_results and via is Via.LINK and reorders(page_url, url):
+            out.skip(REORDERED)
+            continue
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
             continue
@@ -292,6 +304,18 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+def reorders(page_url: str, url: str) -> bool:
+    """Whether ``url`` shows ``page_url``'s listing in another order or page size: the same
+    path, and the parameters it adds or changes order or size it (its page may change too)."""
+    here, there = urlsplit(page_url), urlsplit(url)
+    if (here.netloc, here.path) != (there.netloc, there.path):
+        return False
+    before, after = dict(parse_qsl(here.query)), dict(parse_qsl(there.query))
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    ordering = {k for k in changed if _ORDERING.match(k)}
+    return bool(ordering) and all(_ORDERING.match(k) or _PAGE.match(k) for k in changed)
 
 
 # A pager shows a few page numbers ("1 2 3 … 10", "… 48 49 50 51 52 …"); a page whose links

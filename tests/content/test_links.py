@@ -293,3 +293,23 @@ def test_a_results_list_of_numbered_rows_is_no_pager() -> None:
     titled = [(url, f"Book {text}") for url, text in rows[:5]]
     got = obtain_links(answer, SEED, [*titled, *pager], [], None, Scope.build([SEED]), max_depth=3).routes
     assert sorted(r.url for r in got if r.via is Via.NEXT) == [url for url, _ in pager]
+
+
+def test_a_results_page_in_another_order_or_size_is_not_followed() -> None:
+    from deepbot.content.links import REORDERED, reorders
+
+    here = SEED + "admin/book/?flt0_0=lantern&page=3"
+    assert reorders(here, SEED + "admin/book/?flt0_0=lantern&sort=1")  # a column header
+    assert reorders(here, SEED + "admin/book/?flt0_0=lantern&page=3&page_size=50")
+    issues = SEED + "issue?@filter=title&title=x"
+    assert reorders(issues, issues + "&@sort=-activity")
+    assert not reorders(here, SEED + "admin/book/?flt0_0=lantern&page=4")  # its pager
+    assert not reorders(here, SEED + "admin/book/?flt0_0=orchard&sort=1")  # another query
+    assert not reorders(here, SEED + "admin/book/details/?id=7&sort=1")  # a record
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    got = obtain_links(answer, here, [(SEED + "admin/book/?flt0_0=lantern&sort=1", "Title")], [], None,
+                       Scope.build([SEED]), max_depth=3)
+    assert got.routes == [] and got.skipped == {REORDERED: 1}
+    # Outside results, a listing's sort orders are links as any other.
+    assert obtain_links(_parent(), here, [(SEED + "admin/book/?sort=1", "Title")], [], None,
+                        Scope.build([SEED]), max_depth=3).routes
