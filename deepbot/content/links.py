@@ -17,7 +17,17 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.scope import Scope
 from deepbot.content.traps import RESULTS, Chain, chain_step
-from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
+from deepbot.routes import (
+    ORDERING_PARAM,
+    PAGE_PARAM,
+    Route,
+    ScriptElement,
+    Via,
+    canonical_url,
+    page_identity,
+    query_identity,
+    route_key,
+)
 from deepbot.routes.sequences import append_steps, click_step, navigate_step, select_step
 
 
@@ -41,12 +51,6 @@ FILTERS = "filters of results"
 # The reason a link of a query's results page to the same results in another order or
 # page size is not followed (a column header's "sort by title", "50 per page").
 REORDERED = "results reordered"
-# Parameters that order or size a listing, by their usual names (Datasette's _sort and
-# _size, Roundup's @sort, Flask-Admin's sort and page_size, Rails' order and per_page...).
-_ORDERING = re.compile(r"^[@_]?(?:sort|order|orderby|order_by|sortby|sort_by|sortorder|sort_order|sort_desc"
-                       r"|ordering|dir|direction|desc|asc|page_?size|per_?page|size|limit|rows|items_per_page"
-                       r"|pagesize)$", re.I)
-_PAGE = re.compile(r"^[@_]?(?:page|p|pg|offset|start|startwith|_next)$", re.I)
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
@@ -314,8 +318,8 @@ def reorders(page_url: str, url: str) -> bool:
         return False
     before, after = dict(parse_qsl(here.query)), dict(parse_qsl(there.query))
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-    ordering = {k for k in changed if _ORDERING.match(k)}
-    return bool(ordering) and all(_ORDERING.match(k) or _PAGE.match(k) for k in changed)
+    ordering = {k for k in changed if ORDERING_PARAM.match(k)}
+    return bool(ordering) and all(ORDERING_PARAM.match(k) or PAGE_PARAM.match(k) for k in changed)
 
 
 # A pager shows a few page numbers ("1 2 3 … 10", "… 48 49 50 51 52 …"); a page whose links

@@ -313,3 +313,12 @@ def test_a_results_page_in_another_order_or_size_is_not_followed() -> None:
     # Outside results, a listing's sort orders are links as any other.
     assert obtain_links(_parent(), here, [(SEED + "admin/book/?sort=1", "Title")], [], None,
                         Scope.build([SEED]), max_depth=3).routes
+
+
+def test_where_to_go_back_to_is_no_part_of_a_pages_address() -> None:
+    record = canonical_url("http://app.example/admin/book/details/?id=7&url=%2Fadmin%2Fbook%2F%3Fpage%3D3")
+    assert record == canonical_url("http://app.example/admin/book/details/?url=/admin/book/&id=7")
+    assert record == "http://app.example/admin/book/details/?id=7"
+    # Alone, it is what the page is about; a value that is no address is a value.
+    assert "url=" in canonical_url("http://app.example/redirect?url=/elsewhere")
+    assert "next=" in canonical_url("http://app.example/list?q=a&next=eyJvZmZzZXQiOjEwfQ")
