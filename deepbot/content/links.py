@@ -57,8 +57,14 @@ REORDERED = "results reordered"
 # suivante", "Siguiente", "Successiva", "Volgende", "Nästa sida", "Następna", "Próxima").
 _NEXT = (r"more results.*|older.*|(?:(?:page|pagina|página) )?(?:next|weiter|n[äa]chste|suivante?"
          r"|siguientes?|successiv[ao]|avanti|volgende|n[äa]sta|nast[eę]pna|dalej|pr[óo]xim[ao]|seguinte)\b.*")
+# A pager's way back ("‹ Previous"): the pages it leads to are the query's too. A pager
+# that shows a window of page numbers may reach a page first that way, and a page queued
+# as a plain link is a record of the query, whose own records are not (content.links).
+_PREVIOUS = (r"[«‹<←]+|(?:[«‹<←] ?)?(?:prev|previous|zurück|vorherige|précédente?|anterior(?:es)?"
+             r"|precedente|vorige|föregående|poprzednia|poprzednie)\b.*")
 _PAGER = re.compile(rf"^(?:\d{{1,4}}|[»›>]+|(?:page|seite|pagina|página|sida|strona) \d{{1,4}}|{_NEXT})$",
                     re.I)
+_BACK = re.compile(rf"^(?:{_PREVIOUS})$", re.I)
 # A form's submit button pages results only when it says so in words: a search box's
 # button may read "»" or "2" (its own submit, on every page, results or not).
 _SAYS_NEXT = re.compile(rf"^(?:{_NEXT})$", re.I)
@@ -66,6 +72,12 @@ _SAYS_NEXT = re.compile(rf"^(?:{_NEXT})$", re.I)
 
 def is_pager(text: str) -> bool:
     return bool(_PAGER.match(" ".join(text.split()).strip()))
+
+
+def _pages_results(text: str) -> bool:
+    """A control of a query's results that leads to another page of them, back or on."""
+    text = " ".join(text.split()).strip()
+    return bool(_PAGER.match(text) or _BACK.match(text))
 
 
 def says_next(text: str) -> bool:
@@ -251,7 +263,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if is_logout(url, text):
             out.skip("log out")
             continue
-        paging = is_pager(text) and (numbers_page or not text.strip().isdigit())
+        paging = _pages_results(text) and (numbers_page or not text.strip().isdigit())
         via = Via.NEXT if in_results and paging else Via.LINK
         if in_results and via is Via.LINK and reorders(page_url, url):
             out.skip(REORDERED)
@@ -278,7 +290,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
         for script in scripts:
-            via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
+            via = Via.NEXT if in_results and _pages_results(script.text) else Via.SCRIPT
             if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
             if script.kind == "submit" and not (via is Via.NEXT and says_next(script.text)):

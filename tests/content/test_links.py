@@ -322,3 +322,15 @@ def test_where_to_go_back_to_is_no_part_of_a_pages_address() -> None:
     # Alone, it is what the page is about; a value that is no address is a value.
     assert "url=" in canonical_url("http://app.example/redirect?url=/elsewhere")
     assert "next=" in canonical_url("http://app.example/list?q=a&next=eyJvZmZzZXQiOjEwfQ")
+
+
+def test_a_results_pagers_way_back_is_the_querys_too() -> None:
+    # A pager showing a window of numbers (Flask-Admin's) may reach a page first by "‹":
+    # queued as a plain link, it would have been a record of the query, not its results.
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    back = [(SEED + "?page=1", "‹"), (SEED + "?page=2", "« Previous"), (SEED + "?page=3", "Zurück")]
+    got = obtain_links(answer, SEED + "?page=4", back, [], None, Scope.build([SEED]), max_depth=3).routes
+    assert {r.via for r in got} == {Via.NEXT}
+    # Outside results, "‹" is a link as any other (a carousel's is no pager).
+    assert {r.via for r in obtain_links(_parent(), SEED, back, [], None, Scope.build([SEED]),
+                                        max_depth=3).routes} == {Via.LINK}
