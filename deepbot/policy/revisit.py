@@ -257,6 +257,11 @@ class History:
                 and all(s is not None for s, c in zip(self.since_change, self.changed, strict=True) if c))
 
     @property
+    def dates_changes(self) -> bool:
+        """Its server said when the page changed, at least once (Last-Modified)."""
+        return any(s is not None for s in self.since_change)
+
+    @property
     def saturated(self) -> bool:
         """Every revisit found a change and none says when: the page changes at least as
         often as it was visited, and how much more often, no estimate can tell."""
@@ -282,8 +287,10 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     both are visited weekly, and the optimal policy, which skips the first and keeps the
     second, cannot tell which is which. Probing stops at ``min_interval`` days (by default
     an eighth of the uniform interval, N/B/8): a page that changes more often than that is
-    one the optimal policy skips anyway. Probes take at most PROBE_SHARE of the budget;
-    the rest is shared by the policy.
+    one the optimal policy skips anyway. Probes take at most PROBE_SHARE of the budget of
+    the pages whose server does not date their changes (Last-Modified): a dated page's
+    rate is estimated without probes (``estimate_rate_dated``). The rest is shared by the
+    policy.
     """
     policy = Policy(policy)
     rates = np.array([h.rate() for h in histories], dtype=float)
@@ -292,8 +299,12 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     floor = len(histories) / budget / 8 if min_interval is None else min_interval
     probe = np.array([1 / floor if h.saturated and sum(g <= floor * 1.01 for g in h.gaps) < 2 else 0.0
                       for h in histories])
-    if probe.sum() > PROBE_SHARE * budget:
-        probe *= PROBE_SHARE * budget / probe.sum()
+    # A page whose server dates its changes needs no probe: its share of the budget is not
+    # spent on probing the others (with half the servers dating, probes at half the whole
+    # budget took it from the dated pages the policy had found worth visiting).
+    cap = PROBE_SHARE * budget * sum(not h.dates_changes for h in histories) / len(histories)
+    if probe.sum() > cap:
+        probe *= cap / probe.sum()
     # Every page keeps a visit at least every 8 uniform intervals: a rate estimated wrong
     # (or a page whose pace changed) is found out, where a rate of 0 would hide it for good.
     least = budget / len(histories) / 8

@@ -9,7 +9,15 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from deepbot.policy.revisit import History, Policy, estimate_rate, estimate_rate_dated, history_of, plan
+from deepbot.policy.revisit import (
+    PROBE_SHARE,
+    History,
+    Policy,
+    estimate_rate,
+    estimate_rate_dated,
+    history_of,
+    plan,
+)
 from deepbot.store import Change
 from deepbot.store.base import Visit
 
@@ -61,7 +69,7 @@ def test_a_dated_page_is_not_saturated_and_is_not_probed() -> None:
     assert undated.saturated and not undated.dated
     assert dated.dated and not dated.saturated
     assert dated.rate() == pytest.approx(1 / 0.03)
-    calm = [History((7.0, 7.0), (False, True), (None, 3.0))] * 8
+    calm = [History((7.0, 7.0), (False, True))] * 8
     per_day = plan([*calm, dated, undated], 2.0, Policy.OPTIMAL)
     # The undated page is probed; the dated one changes too often for the budget: the floor only.
     assert per_day[-1] > per_day[0] > per_day[-2] == pytest.approx(2.0 / 10 / 8)
@@ -87,3 +95,15 @@ def test_a_history_dates_its_changes_from_the_visits_last_modified() -> None:
     stale = history_of([_visit(0, Change.NEW, -3), _visit(2, Change.CHANGED, -3)])
     assert stale.since_change == () and not stale.dated and stale.saturated
     assert stale.rate() == pytest.approx(-math.log(0.5 / 1.5) / 2)
+
+
+def test_probes_take_no_budget_from_the_pages_whose_server_dates_their_changes() -> None:
+    calm = History((7.0, 7.0), (False, True))
+    saturated = History((7.0, 7.0), (True, True))
+    dated = History((7.0, 7.0), (False, True), (None, 2.0))
+    alone = plan([calm] * 8 + [saturated] * 2, 2.0, Policy.OPTIMAL)
+    assert alone[-2:].sum() == pytest.approx(PROBE_SHARE * 2.0)
+    # Half the pages dated: the probes get half the share, the rest goes to the policy.
+    mixed = plan([dated] * 5 + [calm] * 3 + [saturated] * 2, 2.0, Policy.OPTIMAL)
+    assert mixed[-2:].sum() == pytest.approx(PROBE_SHARE * 2.0 * 5 / 10)
+    assert mixed.sum() == pytest.approx(2.0)
