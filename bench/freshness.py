@@ -11,8 +11,13 @@ Freshness and age are measured on the simulated timeline, not taken from the for
 a copy is fresh from a visit until the page's next change, and stale (its age growing)
 from then until the next visit. The formula's value is printed beside the measured one.
 
+With ``--last-modified SHARE``, that share of the pages' servers send Last-Modified: a
+revisit that finds such a page changed also learns when its last change was, and the
+estimates use it (``estimate_rate_dated``).
+
     python bench/freshness.py                 # 2,000 pages, 200 visits/day, 8 weeks
     python bench/freshness.py --json          # one JSON object
+    python bench/freshness.py --last-modified 0.5
 
 The survey's claim (uniform ≥ proportional in freshness) and the issue's goal (optimal
 ≥ 1.1 × uniform at the same budget) are checked and printed; the exit code is 0 either way.
