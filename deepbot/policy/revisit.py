@@ -35,6 +35,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from urllib.parse import urlsplit
 
@@ -46,6 +47,7 @@ from deepbot.store.base import Change, Visit
 Rates = npt.NDArray[np.float64]
 
 _DAY = 86_400.0
+_STAMPED = timedelta(minutes=1)  # a Last-Modified this close to the visit dates the response, not a change
 _BISECTIONS = 80  # halvings: enough for float64 precision over the ranges searched below
 
 
@@ -338,8 +340,10 @@ def history_of(visits: Sequence[Visit]) -> History:
 
     A Last-Modified at or before the previous visit, on a page the fingerprints say changed
     since, describes something else than the text (a template, a file the page is built
-    from): that revisit is undated, and the page's rate comes from the changes alone. One a
-    little after the visit (the server's clock ahead of ours) dates the change at the visit.
+    from); one within a minute of the visit (or after it) is most likely the server
+    stamping its response with the time it was made, as dynamic pages do, and would make
+    any page look as if it changed every second. Either way that revisit is undated, and
+    the page's rate comes from the changes alone, as if its server sent no dates.
     """
     gaps: list[float] = []
     changed: list[bool] = []
@@ -350,9 +354,9 @@ def history_of(visits: Sequence[Visit]) -> History:
             found = after.change in (Change.CHANGED, Change.NEW)
             gaps.append(gap)
             changed.append(found)
-            dated = found and after.last_modified is not None and after.last_modified > before.at
-            since.append(max(0.0, (after.at - after.last_modified).total_seconds() / _DAY)
-                         if dated and after.last_modified is not None else None)
+            modified = after.last_modified if found else None
+            dated = modified is not None and before.at < modified < after.at - _STAMPED
+            since.append((after.at - modified).total_seconds() / _DAY if dated and modified else None)
     # No revisit dated: the same History as a server that never says (since_change empty).
     return History(tuple(gaps), tuple(changed), tuple(since) if any(s is not None for s in since) else ())
 

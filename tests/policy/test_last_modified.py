@@ -85,16 +85,22 @@ def test_a_history_dates_its_changes_from_the_visits_last_modified() -> None:
         _visit(0, Change.NEW, -3),
         _visit(2, Change.CHANGED, 1.5),  # changed half a day before the visit
         _visit(4, Change.UNCHANGED),  # a 304: nothing to date
-        _visit(6, Change.CHANGED, 6.001),  # the server's clock a little ahead: the change is at the visit
+        _visit(6, Change.CHANGED, 5.75),
     ])
     assert story.gaps == (2.0, 2.0, 2.0) and story.changed == (True, False, True)
-    assert story.since_change == pytest.approx((0.5, None, 0.0))
+    assert story.since_change == pytest.approx((0.5, None, 0.25))
     assert story.dated
     # A Last-Modified from before the previous visit, on a page whose text changed since, says
     # nothing of that change: the revisit is undated, and so is the page.
     stale = history_of([_visit(0, Change.NEW, -3), _visit(2, Change.CHANGED, -3)])
     assert stale.since_change == () and not stale.dated and stale.saturated
     assert stale.rate() == pytest.approx(-math.log(0.5 / 1.5) / 2)
+    # A Last-Modified at the moment of the visit (or after it: the server's clock ahead) is a
+    # response stamped when it was made, as dynamic pages do: it dates no change either.
+    for stamp in (2 - 10 / 86_400, 2.0, 2 + 30 / 86_400):
+        stamped = history_of([_visit(0, Change.NEW, 0.0), _visit(2, Change.CHANGED, stamp)])
+        assert stamped.since_change == () and stamped.saturated
+    assert history_of([_visit(0, Change.NEW), _visit(2, Change.CHANGED, 2 - 120 / 86_400)]).dated
 
 
 def test_probes_take_no_budget_from_the_pages_whose_server_dates_their_changes() -> None:
