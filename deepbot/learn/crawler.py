@@ -31,7 +31,7 @@ from deepbot.learn.mapping import THRESHOLD, SiteMap
 from deepbot.learn.patterns import NavigationPattern
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 from deepbot.models import Frozen
-from deepbot.routes import Via
+from deepbot.routes import Via, canonical_url
 
 SAMPLE_WAIT_S = 60.0  # a target waits this long at most for the sample page to be read
 PASS_STATE = "navigation pattern pass"  # the frontier's note of the pass a store is in
@@ -99,8 +99,15 @@ class MapProcessor:
         route, doc = ctx.route, ctx.document
         self._urls[route.key] = doc.final_url
         parent = self._urls.get(route.parent) if route.parent else None
+        # Every link, those to pages already queued too: candidate patterns run on this graph.
+        links = [canonical_url(link.url) for link in ctx.snapshot.links] if ctx.snapshot else []
         if doc.html:
-            await asyncio.to_thread(self.sitemap.add, doc.final_url, parent, doc.html)
+            await asyncio.to_thread(self.sitemap.add, doc.final_url, parent, doc.html, links)
+        # A link that only moves a number of its page's URL (a pager's next page) costs no
+        # depth, as a query's results pager does not: a listing is mapped to its last page,
+        # its targets with it. Such chains stay bounded (max_calendar_steps).
+        ctx.routes[:] = [child.model_copy(update={"depth": route.depth}) if child.chain else child
+                         for child in ctx.routes]
         return ctx.widened(relevance=Decision(False, "mapped", "deepbot learn stores nothing"))
 
 
