@@ -28,7 +28,7 @@ from deepbot.content.postprocess import ProcessContext
 from deepbot.errors import ConfigError
 from deepbot.frontier import RouteState, RouteStore
 from deepbot.learn.mapping import THRESHOLD, SiteMap
-from deepbot.learn.patterns import NavigationPattern
+from deepbot.learn.patterns import NavigationPattern, backward
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 from deepbot.models import Frozen
 from deepbot.routes import Via, canonical_url
@@ -153,8 +153,8 @@ class PatternProcessor:
             kept = []
             for child in ctx.routes:
                 nxt = self.pattern.next_level(level, child.url) if child.via is Via.LINK else None
-                if nxt is None:
-                    continue
+                if nxt is None or (nxt == level and backward(doc.final_url, child.url)):
+                    continue  # not in the pattern, or a pager's way back to a page it came through
                 # a target's key is its own in every pass; the way to it is read again in each
                 key = child.key if nxt == last else self.key(child.key)
                 kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))

@@ -16,7 +16,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from deepbot.learn.patterns import K, NavigationPattern, group_urls, navigation_patterns
+from deepbot.learn.patterns import (
+    K,
+    NavigationPattern,
+    backward,
+    group_urls,
+    navigation_patterns,
+    skippable,
+)
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 
 THRESHOLD = 0.8  # RTDM similarity to the sample from which a page is a target
@@ -104,7 +111,7 @@ class SiteMap:
                 continue
             for link in self.links.get(url, ()):
                 nxt = pattern.next_level(level, link)
-                if nxt is None or link in seen:
+                if nxt is None or link in seen or (nxt == level and backward(url, link)):
                     continue
                 seen.add(link)
                 matched[nxt] += 1
@@ -144,7 +151,7 @@ class SiteMap:
         # /tag/NAME/ are alike at K = 2, and a pattern through both fetches the tag pages
         # for targets the pager already lists.
         groups = {tuple(g): None for k in (1, K) for g in group_urls(listers, k)}
-        ranked = sorted(groups, key=lambda g: -len(targets.intersection(*(self.links[u] for u in g))))
+        ranked = sorted(groups, key=lambda g: -len(targets & {link for u in g for link in self.links[u]}))
         for group in ranked[:MAX_LISTER_GROUPS]:  # in breadth-first order: the nearest lister first
             paths: dict[str, list[str]] = {}
             for lister in group:
@@ -184,6 +191,7 @@ def choose_pattern(sitemap: SiteMap) -> Choice | None:
     candidates = navigation_patterns(list(sitemap.target_paths()))
     for paths in sitemap.lister_paths():
         candidates.extend(navigation_patterns(paths))
+    candidates.extend(skippable(candidates))
     if not candidates:
         return None
     runs = [sitemap.traversal(pattern) for pattern in candidates]
