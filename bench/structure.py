@@ -9,7 +9,10 @@ front page, then ``crawl --pattern``), and reports the player pages each downloa
 the precision and recall of what it stored (the paper's measures; the truth is the site's
 own URLs, not DeepBot's similarity). ``--json`` prints the rows. ``--site quotes`` does
 the same on the quotations site (``fixtures/sites/quotes.py``: 50 author pages reached
-only through paged listings, from one author page).
+only through paged listings, from one author page); ``--site sound`` (genre hubs and
+artist pages, ``fixtures/sites/sound.py``), ``--site proceedings`` (years, sessions and
+papers) and ``--site daily`` (stories at dated paths, monthly archives) likewise, each
+with pages built almost like the targets, and pages added before the pattern's rerun.
 
 ``--real`` runs the same crawlers on a real app instead: Datasette (``pip install -r
 bench/requirements-realapps.txt``) serving a generated catalogue of ``--rows`` books,
@@ -34,12 +37,15 @@ from deepbot.crawl.engine import Crawler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import FixtureServer
-from fixtures.sites import quotes, worldcup
+from fixtures.sites import daily, proceedings, quotes, sound, worldcup
 
 # Each fixture site: its sample page, its entry page (for learn), and its target pages.
 SITES = {
     "worldcup": ("/cup/player/bra-1", "/cup/", worldcup.PLAYERS),
     "quotes": ("/quotes/author/Ada-Austen", "/quotes/", quotes.AUTHORS),
+    "sound": ("/sound/artist/otis-harper", "/sound/", sound.ARTISTS),
+    "proceedings": ("/proceedings/2024/paper/graph-estimation-2410", "/proceedings/", proceedings.PAPERS),
+    "daily": ("/daily/2026/09/05/museum-approves-2", "/daily/", daily.STORIES),
 }
 SAMPLE, ENTRY, TARGETS = SITES["worldcup"]
 Added = tuple[dict[str, Any], Callable[[dict[str, Any]], frozenset[str]]]
@@ -47,6 +53,9 @@ Added = tuple[dict[str, Any], Callable[[dict[str, Any]], frozenset[str]]]
 # and the pages added (the truth of the rerun).
 ADDITIONS: dict[str, Added] = {
     "worldcup": ({"signings": 1}, worldcup.signed),
+    "sound": ({"sound_signed": 3}, sound.signed),
+    "proceedings": ({"proceedings_late": 2}, proceedings.late),
+    "daily": ({"daily_new": 3}, daily.published),
 }
 ADD: Added | None = ADDITIONS["worldcup"]
 
