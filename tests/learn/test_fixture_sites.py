@@ -62,7 +62,8 @@ async def test_the_generated_crawler_stores_the_targets_only_and_finds_the_pages
         assert learned.targets == len(site_def.targets)  # the map tells the near-template pages apart
         pattern = tmp_path / "pattern.yaml"
         write_pattern(learned.pattern, pattern)
-        config = CrawlConfig(pattern=pattern, store=tmp_path / "pattern.sqlite", workers=2, settle_timeout=2.0)
+        config = CrawlConfig(pattern=pattern, store=tmp_path / "pattern.sqlite", workers=2,
+                             settle_timeout=2.0)
         stored = await _crawl(config, site.base_url)
         precision, recall = _precision_recall(stored, site_def.targets)
         assert precision == 1.0 and recall >= 0.99, (precision, recall, sorted(site_def.targets - stored))
