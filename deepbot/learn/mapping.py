@@ -41,6 +41,9 @@ class SiteMap:
     # url → every link of the page (not only those to pages first met there): the site's graph,
     # on which candidate patterns are run before one is chosen (``traversal``)
     links: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # (page, click address) → the URL the click led to: script-driven steps of the graph
+    clicks: dict[tuple[str, str], str] = field(default_factory=dict)
+    steps: dict[str, str] = field(default_factory=dict)  # url → the click address it was first reached by
     _classes: Classes = field(default_factory=Classes, repr=False)
     _sample: PageTree | None = field(default=None, repr=False)
 
@@ -59,6 +62,22 @@ class SiteMap:
             self.scores[url] = round(similarity(self._sample, tree_of(html, self._classes)), 4)
         return self.scores[url]
 
+    def add_click(self, page: str, address: str, url: str) -> None:
+        """Record that clicking ``address`` on ``page`` led to ``url`` (added with ``add``)."""
+        if (page, address) not in self.clicks:
+            self.clicks[page, address] = url
+            self.links[page] = (*self.links.get(page, ()), address)
+        if self.parents.get(url) == page:  # the click is the way the walk first met it
+            self.steps.setdefault(url, address)
+
+    def _to(self, page: str, link: str) -> str:
+        """Where a link or click of ``page`` leads."""
+        return self.clicks.get((page, link), link)
+
+    def _reached(self, page: str) -> set[str]:
+        """The pages the links and clicks of ``page`` lead to."""
+        return {self._to(page, link) for link in self.links.get(page, ())}
+
     def is_target(self, url: str) -> bool:
         return self.scores.get(url, 0.0) >= self.threshold
 
@@ -74,7 +93,7 @@ class SiteMap:
         node: str | None = url
         while node is not None and self.parents.get(node) is not None and node not in seen:
             seen.add(node)
-            out.append(node)
+            out.append(self.steps.get(node, node))
             node = self.parents[node]
         return out[::-1]
 
@@ -111,11 +130,12 @@ class SiteMap:
                 continue
             for link in self.links.get(url, ()):
                 nxt = pattern.next_level(level, link)
-                if nxt is None or link in seen or (nxt == level and backward(url, link)):
+                dest = self._to(url, link)
+                if nxt is None or dest in seen or (nxt == level and backward(url, link)):
                     continue
-                seen.add(link)
+                seen.add(dest)
                 matched[nxt] += 1
-                queue.append((link, nxt))
+                queue.append((dest, nxt))
         return Traversal(frozenset(reached), len(seen) - 1, tuple(matched))
 
     def lister_paths(self) -> Iterator[list[list[str]]]:
@@ -129,35 +149,38 @@ class SiteMap:
             return
         # Breadth-first over every link, not only the first: the shortest path to each page.
         before: dict[str, str | None] = {entry: None}
+        step: dict[str, str] = {}  # page → the link or click that reached it
         queue = deque([entry])
         while queue:
             url = queue.popleft()
             for link in self.links.get(url, ()):
-                if link not in before and link in self.scores:
-                    before[link] = url
-                    queue.append(link)
+                dest = self._to(url, link)
+                if dest not in before and dest in self.scores:
+                    before[dest], step[dest] = url, link
+                    queue.append(dest)
 
         def way(url: str) -> list[str]:
             out: list[str] = []
             node: str | None = url
             while node is not None and node != entry:
-                out.append(node)
+                out.append(step[node])
                 node = before[node]
             return out[::-1]
 
         targets = set(self.targets) - {entry}
-        listers = [url for url in before if targets.intersection(self.links.get(url, ()))]
+        listers = [url for url in before if targets & self._reached(url)]
         # Grouped as the paper groups URLs (K = 2), and more narrowly (K = 1): /page/N/ and
         # /tag/NAME/ are alike at K = 2, and a pattern through both fetches the tag pages
         # for targets the pager already lists.
         groups = {tuple(g): None for k in (1, K) for g in group_urls(listers, k)}
-        ranked = sorted(groups, key=lambda g: -len(targets & {link for u in g for link in self.links[u]}))
+        ranked = sorted(groups, key=lambda g: -len(targets.intersection(set().union(*map(self._reached, g)))))
         for group in ranked[:MAX_LISTER_GROUPS]:  # in breadth-first order: the nearest lister first
             paths: dict[str, list[str]] = {}
             for lister in group:
                 for link in self.links[lister]:
-                    if link in targets and link not in paths and link != lister:
-                        paths[link] = [*way(lister), link]
+                    dest = self._to(lister, link)
+                    if dest in targets and dest not in paths and dest != lister:
+                        paths[dest] = [*way(lister), link]
             yield list(paths.values())
 
 

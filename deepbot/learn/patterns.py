@@ -45,6 +45,11 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 K = 2  # URLs differing in at most this many levels are alike
+# A click on a script-driven element (``<a href="#" onclick=…>``, a button) has no URL before
+# it is made: a step of a path is then this prefix and the element's CSS selector, its
+# address in the pattern (``click:#works > li:nth-of-type(3) > a``), two levels: the prefix
+# and the selector, which generalises like a URL's level (its numbers become ``[0-9]+``).
+CLICK = "click:"
 MAX_ALTERNATIVES = 2  # so many distinct words (3+ letters) at a level stay literal: (?:teams|matches)
 
 _TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]")
@@ -62,7 +67,10 @@ _REGEX = {
 
 def levels(url: str) -> tuple[str, ...]:
     """A URL's levels: ``scheme://host[:port]``, then ``/segment`` per path segment, then
-    ``?query`` if any (the fragment is not part of what the server sees)."""
+    ``?query`` if any (the fragment is not part of what the server sees). A click's address:
+    the prefix, then the selector."""
+    if url.startswith(CLICK):
+        return (CLICK, url[len(CLICK):])
     parts = urlsplit(url)
     out = [f"{parts.scheme}://{parts.netloc}"]
     path = parts.path or "/"
@@ -339,3 +347,8 @@ def pager_numbers(levels: Sequence[tuple[str, ...]], repeats: frozenset[int]) ->
         return regex[:start] + rest
     return tuple(tuple(dict.fromkeys(general(r) for r in level)) if n in repeats else level
                  for n, level in enumerate(levels))
+
+
+def click_address(selector: str) -> str:
+    """The address of a click on the element ``selector`` names, as a pattern's levels match it."""
+    return CLICK + selector

@@ -16,7 +16,7 @@ from deepbot.cli.learn import learn_pattern, write_pattern
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from fixtures.server import FixtureServer
-from fixtures.sites import daily, proceedings, sound
+from fixtures.sites import daily, gallery, proceedings, sound
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -43,7 +43,9 @@ SITES = {
 
 async def _crawl(config: CrawlConfig, base: str) -> set[str]:
     async with Crawler(config) as crawler:
-        return {doc.final_url.removeprefix(base) async for doc in crawler.run()}
+        stored = [doc.final_url.removeprefix(base) async for doc in crawler.run()]
+    assert len(stored) == len(set(stored)), sorted(stored)  # no page stored twice
+    return set(stored)
 
 
 def _precision_recall(stored: Set[str], truth: Set[str]) -> tuple[float, float]:
@@ -74,3 +76,20 @@ async def test_the_generated_crawler_stores_the_targets_only_and_finds_the_pages
         assert added
         again = await _crawl(config, site.base_url)  # the rerun: a new pass on the same store
         assert again == added, (sorted(again - added), sorted(added - again))
+
+
+@pytest.mark.timeout(300)
+async def test_works_reached_only_by_clicks_are_a_level_of_clicks(tmp_path: Path) -> None:
+    with FixtureServer() as site:
+        learned = await learn_pattern(site.url("/gallery/work/2"), site.url("/gallery/"), workers=2)
+        assert learned.pattern is not None
+        # the rooms by their links, then the works by a click on an item of the room's list
+        last = learned.pattern.levels[-1].follow
+        assert len(last) == 1 and last[0].startswith(r"click:\#works"), last
+        pattern = tmp_path / "pattern.yaml"
+        write_pattern(learned.pattern, pattern)
+        config = CrawlConfig(pattern=pattern, store=tmp_path / "pattern.sqlite", workers=2,
+                             settle_timeout=2.0)
+        assert await _crawl(config, site.base_url) == gallery.WORKS
+        site.options["gallery_rooms"] = 1
+        assert await _crawl(config, site.base_url) == gallery.opened(site.options)
