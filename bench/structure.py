@@ -12,7 +12,8 @@ the same on the quotations site (``fixtures/sites/quotes.py``: 50 author pages r
 only through paged listings, from one author page); ``--site sound`` (genre hubs and
 artist pages, ``fixtures/sites/sound.py``), ``--site proceedings`` (years, sessions and
 papers) and ``--site daily`` (stories at dated paths, monthly archives) likewise, each
-with pages built almost like the targets, and pages added before the pattern's rerun.
+with pages built almost like the targets, and pages added before the pattern's rerun;
+``--site gallery`` a collection whose works are reached only by clicks (``onclick``).
 
 ``--real`` runs the same crawlers on a real app instead: Datasette (``pip install -r
 bench/requirements-realapps.txt``) serving a generated catalogue of ``--rows`` books,
@@ -37,7 +38,7 @@ from deepbot.crawl.engine import Crawler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import FixtureServer
-from fixtures.sites import daily, proceedings, quotes, sound, worldcup
+from fixtures.sites import daily, gallery, proceedings, quotes, sound, worldcup
 
 # Each fixture site: its sample page, its entry page (for learn), and its target pages.
 SITES = {
@@ -46,6 +47,7 @@ SITES = {
     "sound": ("/sound/artist/otis-harper", "/sound/", sound.ARTISTS),
     "proceedings": ("/proceedings/2024/paper/graph-estimation-2410", "/proceedings/", proceedings.PAPERS),
     "daily": ("/daily/2026/09/05/museum-approves-2", "/daily/", daily.STORIES),
+    "gallery": ("/gallery/work/2", "/gallery/", gallery.WORKS),
 }
 SAMPLE, ENTRY, TARGETS = SITES["worldcup"]
 Added = tuple[dict[str, Any], Callable[[dict[str, Any]], frozenset[str]]]
@@ -56,6 +58,7 @@ ADDITIONS: dict[str, Added] = {
     "sound": ({"sound_signed": 3}, sound.signed),
     "proceedings": ({"proceedings_late": 2}, proceedings.late),
     "daily": ({"daily_new": 3}, daily.published),
+    "gallery": ({"gallery_rooms": 1}, gallery.opened),
 }
 ADD: Added | None = ADDITIONS["worldcup"]
 
