@@ -463,7 +463,10 @@ async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
     # Opening a menu may navigate after all: then the page it led to, touching nothing.
     args = harvest_args(options, since=since, scroll_ms=scroll_ms)
     again = harvest_args(options, since=since, scroll_ms=scroll_ms, revealMenus=False)
-    answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms)
+    # A page replaces itself at most max_self_navigations times in a route (browser.guard): one
+    # read after each, and one more, reads the document it is left on.
+    answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms,
+                               attempts=options.max_self_navigations + 2)
     return decoded(answer)
 
 
