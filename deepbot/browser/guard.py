@@ -20,13 +20,26 @@ pool gets one CDP session of its own (made on its first route, kept with the pag
   aborted and the document shown stays. A page that reloads itself every 100 ms thus
   costs its host at most that many requests a route, spaced as any other.
 
-Iframes' own documents are not counted (a page with many frames is no attack).
+- ``Target`` auto-attaches, through the page's own session, to what runs outside its
+  renderer or its thread: an iframe of another site (Chromium runs it in a process of its
+  own with site isolation, which it turns on or off by itself, by platform and memory) and
+  a dedicated worker (its fetches are its own target's). Their ``Network`` events count
+  as the page's, by the same bound: a frame or a worker that fetches 400 MB fails the
+  route as the page would. Playwright's CDPSession hands over the events of its own
+  session only, so the children are reached the older, non-flat way: their messages
+  relayed inside the page session's (``Target.sendMessageToTarget`` and
+  ``receivedMessageFromTarget``), nested for a frame's frames and workers. Each child
+  waits for the debugger until its ``Network`` is on, so no byte passes uncounted.
+
+Iframes' own documents are not counted as navigations (a page with many frames is no attack).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -74,12 +87,15 @@ class PageGuard:
         session.on("Network.loadingFinished", self._done)
         session.on("Network.loadingFailed", self._done)
         session.on("Fetch.requestPaused", self._paused)
+        session.on("Target.attachedToTarget", lambda event: self._attached(event, ()))
+        session.on("Target.receivedMessageFromTarget", lambda event: self._relayed(event, ()))
         tree = await session.send("Page.getFrameTree")
         self._main_frame = str(tree["frameTree"]["frame"]["id"])
         # No body kept for this session: it only counts.
-        await session.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
+        await session.send("Network.enable", _NETWORK)
         documents = {"resourceType": "Document", "requestStage": "Request"}
         await session.send("Fetch.enable", {"patterns": [documents]})
+        await session.send("Target.setAutoAttach", _AUTO_ATTACH)
 
     def start(self, bounds: Bounds, *, pace: Pace | None = None,
               max_self_navigations: int = MAX_SELF_NAVIGATIONS) -> None:
@@ -133,7 +149,9 @@ class PageGuard:
         counts[1] += int(event.get("encodedDataLength", 0))
         # Chromium reports a document's wire bytes only when it has finished: its
         # Content-Length (compressed) stands in for them meanwhile.
-        url = self._urls.get(event["requestId"], "a response")
+        # An out-of-process frame's document: its response came to the parent, its bytes to the frame.
+        url = self._urls.get(event["requestId"]) or self._urls.get(event["requestId"].rpartition(":")[2],
+                                                                    "a response")
         self._check(url, counts[0], max(counts[1], counts[2]) or None)
 
     def _done(self, event: dict[str, Any]) -> None:
@@ -149,6 +167,45 @@ class PageGuard:
         self.tripped = why
         log.info("%s: closing the page %s", why, self.page.url[:200])
         self._spawn(_close(self.page))
+
+    # -- out-of-process frames and workers ------------------------------------------------
+
+    def _attached(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
+        """A child target (``via``: the sessions it is reached through): count its bytes, watch
+        its own children, then let it run (it waits for this, so nothing passes uncounted)."""
+        path = (*via, str(event["sessionId"]))
+        for method, params in (("Network.enable", _NETWORK), ("Target.setAutoAttach", _AUTO_ATTACH),
+                               ("Runtime.runIfWaitingForDebugger", {})):
+            self._spawn(self._relay(path, method, params))
+
+    def _relayed(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
+        """A message of a child target: its events counted as the page's own."""
+        path = (*via, str(event.get("sessionId", "")))
+        try:
+            message = json.loads(event.get("message", ""))
+        except ValueError:
+            return
+        method, params = message.get("method"), message.get("params")
+        if not isinstance(params, dict):
+            return  # an answer to one of the relay's commands: nothing to do
+        if method == "Target.attachedToTarget":
+            self._attached(params, path)
+        elif method == "Target.receivedMessageFromTarget":
+            self._relayed(params, path)
+        elif method in _COUNTED:
+            # Request ids are a renderer's: another process may reuse one.
+            _COUNTED[method](self, {**params, "requestId": f"{'/'.join(path)}:{params.get('requestId', '')}"})
+
+    async def _relay(self, path: tuple[str, ...], method: str, params: dict[str, Any]) -> None:
+        """Send ``method`` to the child target at ``path``, wrapped once per session on the way.
+        Its answer is not awaited (it comes as a relayed message); a child gone meanwhile is no error."""
+        message: dict[str, Any] = {"id": next(_IDS), "method": method, "params": params}
+        for session_id in reversed(path[1:]):
+            message = {"id": next(_IDS), "method": "Target.sendMessageToTarget",
+                       "params": {"sessionId": session_id, "message": json.dumps(message)}}
+        with contextlib.suppress(PlaywrightError):
+            await self.session.send("Target.sendMessageToTarget",
+                                    {"sessionId": path[0], "message": json.dumps(message)})
 
     # -- navigations the page starts -----------------------------------------------------
 
@@ -204,6 +261,19 @@ class PageGuard:
         for kept in (self._tasks,) if also is None else (self._tasks, also):
             kept.add(task)
             task.add_done_callback(kept.discard)
+
+
+# No body kept for a watched session: it only counts.
+_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+# Non-flat (see the module's text); each child waits until its Network is enabled.
+_AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False}
+_IDS = itertools.count(1_000_000)  # ids of relayed commands, apart from Playwright's own
+_COUNTED: dict[str, Callable[[PageGuard, dict[str, Any]], None]] = {
+    "Network.responseReceived": PageGuard._response,
+    "Network.dataReceived": PageGuard._data,
+    "Network.loadingFinished": PageGuard._done,
+    "Network.loadingFailed": PageGuard._done,
+}
 
 
 async def watch(page: Page) -> PageGuard:
