@@ -79,6 +79,11 @@ class PageGuard:
         self._urls: dict[str, str] = {}  # request id -> URL, for the message
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiting: set[asyncio.Task[None]] = set()  # navigations waiting for their host's turn
+        # Network ids of the documents the page asked for by itself and still loading (waiting
+        # for their turn included): a read of the page now would read what is about to go.
+        self._navigating: set[str] = set()
+        self._let_through = 0  # of those, how many ever
+        self._changed = asyncio.Event()  # a navigation of the page's own was asked for, or ended
 
     async def _enable(self) -> None:
         session = self.session
@@ -108,8 +113,37 @@ class PageGuard:
         self.tripped = None
         self.self_navigations = self.refused = 0
         self._own.clear()
+        self._navigating.clear()
         self._received.clear()
         self._urls.clear()
+
+    async def navigation_done(self, timeout_s: float, *, expected: bool = False) -> bool:
+        """True when the page was on its way to a document of its own choosing (a meta refresh
+        waiting for its host's turn, or loading) and that document has come within
+        ``timeout_s``: what was read of the page before is gone, read it again. ``expected``:
+        the page is about to ask for one (its meta refresh of 0 s fires just after its load
+        event), wait for it to. False when none came, it was stopped (past
+        max_self_navigations), or it is still under way: the page read is what there is."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        let_through = self._let_through
+        if expected and not self._navigating and not self.refused:  # (once stopped, none comes)
+            asked = self.self_navigations
+            await self._until(lambda: self.self_navigations > asked, deadline)
+        if not self._navigating and self._let_through == let_through:
+            return False
+        return await self._until(lambda: not self._navigating, deadline)
+
+    async def _until(self, ready: Callable[[], bool], deadline: float) -> bool:
+        """Wait until ``ready()`` (checked as the page's navigations change), or the deadline."""
+        loop = asyncio.get_running_loop()
+        while not ready():
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return True
 
     def finish(self) -> None:
         """The route's visit is over. Its page stays open (the crawl's processors read it,
@@ -157,6 +191,9 @@ class PageGuard:
     def _done(self, event: dict[str, Any]) -> None:
         self._received.pop(event.get("requestId", ""), None)
         self._urls.pop(event.get("requestId", ""), None)
+        if event.get("requestId", "") in self._navigating:
+            self._navigating.discard(event.get("requestId", ""))
+            self._changed.set()
 
     def _check(self, what: str, decoded: int, encoded: int | None) -> None:
         if self.bounds is None or self.tripped is not None:
@@ -218,12 +255,15 @@ class PageGuard:
             self._spawn(self._go_on(request_id))
             return
         self.self_navigations += 1
+        self._changed.set()
         if self.self_navigations > self.max_self_navigations:
             self.refused += 1
             if self.refused == 1:
                 log.info("%s navigates by itself again and again: its navigations are stopped", url[:200])
             self._spawn(self._abort(request_id))
             return
+        self._navigating.add(str(event.get("networkId", request_id)))
+        self._let_through += 1
         self._spawn(self._paced(request_id, url), self._waiting)
 
     def _owned(self, network_id: str) -> bool:
@@ -285,6 +325,12 @@ async def watch(page: Page) -> PageGuard:
         await guard._enable()
         _GUARDS[page] = guard
     return guard
+
+
+async def navigation_done(page: Page, timeout_s: float, *, expected: bool = False) -> bool:
+    """``guard.navigation_done(timeout_s, expected=…)`` of ``page``'s guard; False if it has none."""
+    guard = _GUARDS.get(page)
+    return await guard.navigation_done(timeout_s, expected=expected) if guard is not None else False
 
 
 def acting(page: Page, steps: int = 1) -> contextlib.AbstractContextManager[None]:

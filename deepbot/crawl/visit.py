@@ -466,8 +466,17 @@ async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
     # A page replaces itself at most max_self_navigations times in a route (browser.guard): one
     # read after each, and one more, reads the document it is left on.
     answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms,
-                               attempts=options.max_self_navigations + 2)
+                               attempts=options.max_self_navigations + 2,
+                               moving=lambda: _moving(page, options))
     return decoded(answer)
+
+
+async def _moving(page: Page, options: VisitOptions) -> bool:
+    """The page just read is on its way to another document, which has now come: read that.
+    A meta refresh of 0 s is a redirect (as Scrapy's MetaRefreshMiddleware has it): it may
+    be waiting for its host's turn, or fire a moment after the read."""
+    expected = await tab.refreshes_at_once(page)
+    return await guard.navigation_done(page, options.settle_timeout_ms / 1000, expected=expected)
 
 
 def _challenge(found: Challenge | None) -> str | None:
