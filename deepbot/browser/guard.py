@@ -21,8 +21,8 @@ pool gets one CDP session of its own (made on its first route, kept with the pag
   costs its host at most that many requests a route, spaced as any other.
 
 - ``Target`` auto-attaches, through the page's own session, to what runs outside its
-  renderer or its thread: an iframe of another site (Chromium runs it in a process of its
-  own with site isolation, which it turns on or off by itself, by platform and memory) and
+  renderer or its thread: an iframe of another site (full Chromium runs it in a process of its
+  own, site isolation; the headless shell keeps it in the page's renderer) and
   a dedicated worker (its fetches are its own target's). Their ``Network`` events count
   as the page's, by the same bound: a frame or a worker that fetches 400 MB fails the
   route as the page would. Playwright's CDPSession hands over the events of its own
@@ -45,7 +45,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import Browser, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser.bounded import Bounds
@@ -75,6 +75,7 @@ class PageGuard:
         self._allowance = 0  # documents the steps running may still ask for
         self._own: set[str] = set()  # network ids of the documents they asked for (and their redirects)
         self._main_frame = ""
+        self.context_id = ""  # Chromium's id of the page's browser context
         self._received: dict[str, list[int]] = {}  # request id -> [decoded, encoded, declared]
         self._urls: dict[str, str] = {}  # request id -> URL, for the message
         self._tasks: set[asyncio.Task[None]] = set()
@@ -92,8 +93,11 @@ class PageGuard:
         session.on("Network.loadingFinished", self._done)
         session.on("Network.loadingFailed", self._done)
         session.on("Fetch.requestPaused", self._paused)
-        session.on("Target.attachedToTarget", lambda event: self._attached(event, ()))
-        session.on("Target.receivedMessageFromTarget", lambda event: self._relayed(event, ()))
+        children = _Children(session, self._counted, self._spawn)
+        session.on("Target.attachedToTarget", lambda event: children.attached(event, ()))
+        session.on("Target.receivedMessageFromTarget", lambda event: children.relayed(event, ()))
+        info = await session.send("Target.getTargetInfo")
+        self.context_id = str(info["targetInfo"].get("browserContextId"))  # its shared workers' too
         tree = await session.send("Page.getFrameTree")
         self._main_frame = str(tree["frameTree"]["frame"]["id"])
         # No body kept for this session: it only counts.
@@ -205,44 +209,9 @@ class PageGuard:
         log.info("%s: closing the page %s", why, self.page.url[:200])
         self._spawn(_close(self.page))
 
-    # -- out-of-process frames and workers ------------------------------------------------
-
-    def _attached(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
-        """A child target (``via``: the sessions it is reached through): count its bytes, watch
-        its own children, then let it run (it waits for this, so nothing passes uncounted)."""
-        path = (*via, str(event["sessionId"]))
-        for method, params in (("Network.enable", _NETWORK), ("Target.setAutoAttach", _AUTO_ATTACH),
-                               ("Runtime.runIfWaitingForDebugger", {})):
-            self._spawn(self._relay(path, method, params))
-
-    def _relayed(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
-        """A message of a child target: its events counted as the page's own."""
-        path = (*via, str(event.get("sessionId", "")))
-        try:
-            message = json.loads(event.get("message", ""))
-        except ValueError:
-            return
-        method, params = message.get("method"), message.get("params")
-        if not isinstance(params, dict):
-            return  # an answer to one of the relay's commands: nothing to do
-        if method == "Target.attachedToTarget":
-            self._attached(params, path)
-        elif method == "Target.receivedMessageFromTarget":
-            self._relayed(params, path)
-        elif method in _COUNTED:
-            # Request ids are a renderer's: another process may reuse one.
-            _COUNTED[method](self, {**params, "requestId": f"{'/'.join(path)}:{params.get('requestId', '')}"})
-
-    async def _relay(self, path: tuple[str, ...], method: str, params: dict[str, Any]) -> None:
-        """Send ``method`` to the child target at ``path``, wrapped once per session on the way.
-        Its answer is not awaited (it comes as a relayed message); a child gone meanwhile is no error."""
-        message: dict[str, Any] = {"id": next(_IDS), "method": method, "params": params}
-        for session_id in reversed(path[1:]):
-            message = {"id": next(_IDS), "method": "Target.sendMessageToTarget",
-                       "params": {"sessionId": session_id, "message": json.dumps(message)}}
-        with contextlib.suppress(PlaywrightError):
-            await self.session.send("Target.sendMessageToTarget",
-                                    {"sessionId": path[0], "message": json.dumps(message)})
+    def _counted(self, method: str, params: dict[str, Any]) -> None:
+        """A ``Network`` event of a frame's or a worker's (``_Children``): the page's own bytes."""
+        _COUNTED[method](self, params)
 
     # -- navigations the page starts -----------------------------------------------------
 
@@ -316,14 +285,120 @@ _COUNTED: dict[str, Callable[[PageGuard, dict[str, Any]], None]] = {
 }
 
 
+class _Children:
+    """The targets a session reaches (out-of-process frames, workers, theirs), watched through
+    its own messages, non-flat (see the module's text); their ``Network`` events go to ``count``."""
+
+    def __init__(self, session: CDPSession, count: Callable[[str, dict[str, Any]], None],
+                 spawn: Callable[[Awaitable[None]], None], *, watch_theirs: bool = True) -> None:
+        self.session, self.count, self.spawn = session, count, spawn
+        self._commands = (("Network.enable", _NETWORK),
+                          *((("Target.setAutoAttach", _AUTO_ATTACH),) if watch_theirs else ()),
+                          ("Runtime.runIfWaitingForDebugger", {}))
+
+    def attached(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
+        """A child target (``via``: the sessions it is reached through): count its bytes, watch
+        its own children, then let it run (it waits for this, so nothing passes uncounted)."""
+        path = (*via, str(event["sessionId"]))
+        for method, params in self._commands:
+            self.spawn(self.relay(path, method, params))
+
+    def relayed(self, event: dict[str, Any], via: tuple[str, ...]) -> None:
+        """A message of a child target: its events counted."""
+        path = (*via, str(event.get("sessionId", "")))
+        try:
+            message = json.loads(event.get("message", ""))
+        except ValueError:
+            return
+        method, params = message.get("method"), message.get("params")
+        if not isinstance(params, dict):
+            return  # an answer to one of the relay's commands: nothing to do
+        if method == "Target.attachedToTarget":
+            self.attached(params, path)
+        elif method == "Target.receivedMessageFromTarget":
+            self.relayed(params, path)
+        elif method in _COUNTED:
+            # Request ids are a renderer's: another process may reuse one.
+            self.count(method, {**params, "requestId": f"{'/'.join(path)}:{params.get('requestId', '')}"})
+
+    async def relay(self, path: tuple[str, ...], method: str, params: dict[str, Any]) -> None:
+        """Send ``method`` to the child target at ``path``, wrapped once per session on the way.
+        Its answer is not awaited (it comes as a relayed message); a child gone meanwhile is no error."""
+        message: dict[str, Any] = {"id": next(_IDS), "method": method, "params": params}
+        for session_id in reversed(path[1:]):
+            message = {"id": next(_IDS), "method": "Target.sendMessageToTarget",
+                       "params": {"sessionId": session_id, "message": json.dumps(message)}}
+        with contextlib.suppress(PlaywrightError):
+            await self.session.send("Target.sendMessageToTarget",
+                                    {"sessionId": path[0], "message": json.dumps(message)})
+
+
+class _SharedWorkers:
+    """A browser's shared workers, watched: one belongs to no page but to a browser context,
+    and only the browser's own session hears of it (auto-attach there is flat only, which
+    Playwright's CDPSession cannot follow: each is attached to when it is created, non-flat,
+    its first bytes perhaps uncounted). Its bytes count as those of every page of its
+    context that has a guard."""
+
+    def __init__(self, session: CDPSession) -> None:
+        self.session = session
+        self._contexts: dict[str, str] = {}  # session id -> browserContextId
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._children = _Children(session, self._count, self._spawn, watch_theirs=False)
+
+    async def enable(self) -> None:
+        self.session.on("Target.targetCreated", self._created)
+        self.session.on("Target.attachedToTarget", self._attached)
+        self.session.on("Target.receivedMessageFromTarget", lambda event: self._children.relayed(event, ()))
+        await self.session.send("Target.setDiscoverTargets", {"discover": True,
+                                                              "filter": [{"type": "shared_worker"}]})
+
+    def _created(self, event: dict[str, Any]) -> None:
+        info = event.get("targetInfo") or {}
+        if info.get("type") == "shared_worker":
+            self._spawn(self._attach(str(info["targetId"])))
+
+    async def _attach(self, target_id: str) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await self.session.send("Target.attachToTarget", {"targetId": target_id, "flatten": False})
+
+    def _attached(self, event: dict[str, Any]) -> None:
+        self._contexts[str(event["sessionId"])] = str((event.get("targetInfo") or {}).get("browserContextId"))
+        self._children.attached(event, ())
+
+    def _count(self, method: str, params: dict[str, Any]) -> None:
+        context = self._contexts.get(str(params["requestId"]).split(":", 1)[0].split("/", 1)[0])
+        for guard in list(_GUARDS.values()):
+            if context is not None and guard.context_id == context:
+                guard._counted(method, params)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+_SHARED: WeakKeyDictionary[Browser, _SharedWorkers] = WeakKeyDictionary()
+
+
 async def watch(page: Page) -> PageGuard:
-    """``page``'s guard, made (one CDP session) on its first route."""
+    """``page``'s guard, made (one CDP session) on its first route; and its browser's shared
+    workers watched (one browser session), on the browser's first."""
     guard = _GUARDS.get(page)
     if guard is None:
         session = await page.context.new_cdp_session(page)
         guard = PageGuard(page, session)
         await guard._enable()
         _GUARDS[page] = guard
+        browser = page.context.browser
+        if browser is not None and browser not in _SHARED:
+            session = await browser.new_browser_cdp_session()
+            if browser in _SHARED:  # another page's watch made it meanwhile
+                with contextlib.suppress(PlaywrightError):
+                    await session.detach()
+            else:
+                _SHARED[browser] = shared = _SharedWorkers(session)
+                await shared.enable()
     return guard
 
 
