@@ -30,6 +30,8 @@ pool gets one CDP session of its own (made on its first route, kept with the pag
   relayed inside the page session's (``Target.sendMessageToTarget`` and
   ``receivedMessageFromTarget``), nested for a frame's frames and workers. Each child
   waits for the debugger until its ``Network`` is on, so no byte passes uncounted.
+  A shared worker belongs to a browser context, not a page: the browser's own session
+  discovers it and attaches (``_SharedWorkers``), its bytes counted as its context's pages'.
 
 Iframes' own documents are not counted as navigations (a page with many frames is no attack).
 """
@@ -349,6 +351,7 @@ class _SharedWorkers:
     async def enable(self) -> None:
         self.session.on("Target.targetCreated", self._created)
         self.session.on("Target.attachedToTarget", self._attached)
+        self.session.on("Target.detachedFromTarget", self._detached)
         self.session.on("Target.receivedMessageFromTarget", lambda event: self._children.relayed(event, ()))
         await self.session.send("Target.setDiscoverTargets", {"discover": True,
                                                               "filter": [{"type": "shared_worker"}]})
@@ -365,6 +368,9 @@ class _SharedWorkers:
     def _attached(self, event: dict[str, Any]) -> None:
         self._contexts[str(event["sessionId"])] = str((event.get("targetInfo") or {}).get("browserContextId"))
         self._children.attached(event, ())
+
+    def _detached(self, event: dict[str, Any]) -> None:
+        self._contexts.pop(str(event.get("sessionId")), None)
 
     def _count(self, method: str, params: dict[str, Any]) -> None:
         context = self._contexts.get(str(params["requestId"]).split(":", 1)[0].split("/", 1)[0])
