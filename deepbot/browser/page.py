@@ -80,12 +80,12 @@ async def evaluate_or(page: Page, script: str, arg: Any, default: Any, *, crash_
 
 
 async def harvest(page: Page, script: str, arg: Any, again: Any, *, load_timeout_ms: float,
-                  attempts: int = 2, moving: Callable[[], Awaitable[bool]] | None = None) -> Any:
+                  attempts: int = 2, moving: Callable[[Any], Awaitable[bool]] | None = None) -> Any:
     """``script``'s answer; if the document was replaced under it (opening a menu navigated
     after all, a meta refresh or a script's ``location = …`` of the page's own), the answer
     of the page it led to, asked with ``again`` once that page has loaded (bounded by
     ``load_timeout_ms``), up to ``attempts`` reads in all. So too when ``moving`` says,
-    after a read, that the page was on its way elsewhere (a meta refresh waiting for its
+    given a read's answer, that the page was on its way elsewhere (a meta refresh waiting for its
     host's turn: guard.navigation_done). A page cannot replace itself for ever: the guard
     stops its own navigations past max_self_navigations (browser.guard), so ``attempts``
     past that reads the document it is left on."""
@@ -99,7 +99,7 @@ async def harvest(page: Page, script: str, arg: Any, again: Any, *, load_timeout
                 raise browser_error(exc, f"the page replaced its document {attempts} times while it was "
                                     f"read: {exc.message}") from exc
         else:
-            if moving is None or attempt == attempts - 1 or not await moving():
+            if moving is None or attempt == attempts - 1 or not await moving(answer):
                 return answer
         # The new document's load event (its meta refresh of 0 s fires then): a read before
         # it would be cut short again.
