@@ -136,6 +136,8 @@ class Crawler:
             max_scrolls=config.max_scrolls, scroll_time_ms=int(config.scroll_time * 1000),
             route_timeout_ms=int(config.route_timeout * 1000),
             dismiss_overlays=config.dismiss_overlays,
+            max_body_bytes=int(config.max_body_mb * 1_000_000),
+            max_self_navigations=config.max_self_navigations,
         )
         self._reading = Reading(default_registry(), relevance_chain(query=config.keywords,
                                                                     content_types=config.content_types),
