@@ -12,8 +12,8 @@ states, with what PostgreSQL changes:
   per state would be a lock every lease and ack of every worker waits for; counts() sums
   at most 320 rows; a statement that moves routes moves their counters too, so no counter
   lock outlives it;
-- a lease is one round trip (due routes requeued, then a batch leased, pipelined), an ack
-  one statement;
+- a lease is one statement (``deepbot_lease()``: due routes requeued, then a batch leased),
+  an ack one statement: one round trip each, and no transaction outlives its statement;
 - times are the workers' wall clocks (``time.time()``), as in SQLite: machines sharing a
   frontier need synchronised clocks (NTP), as leases expire by them.
 
@@ -160,6 +160,27 @@ _LEASE = (
 )
 
 
+def _in_function(sql: str) -> str:
+    """A statement of this module with its parameters named as deepbot_lease's arguments."""
+    for name in ("now", "max", "n", "worker", "process", "expires"):
+        sql = sql.replace(f"%({name})s", f"p_{name}")
+    return sql.replace("%%", "%")
+
+
+# A lease in one statement, so one round trip and one short transaction: due routes made ready,
+# then the batch leased (each with a snapshot of its own, so the routes just made ready are
+# seen). Two statements sent together instead (a pipeline) are one transaction until the client
+# sends its end: a client short of CPU then holds the rows and counters it took meanwhile.
+_LEASE_FUNCTION = (
+    "CREATE OR REPLACE FUNCTION deepbot_lease(p_n integer, p_worker text, p_process text,"
+    " p_now double precision, p_expires double precision, p_max integer)"
+    " RETURNS TABLE (r_seq bigint, r_token integer, r_tries integer, r_priority double precision,"
+    " r_data text) LANGUAGE plpgsql AS $body$ DECLARE n_expired bigint; BEGIN "
+    + _in_function(_REQUEUE_DUE).replace(" SELECT count(*) FROM", " SELECT count(*) INTO n_expired FROM")
+    + "; RETURN QUERY " + _in_function(_LEASE) + "; END $body$"
+)
+
+
 class PostgresRouteStore(OnDatabase):
     """A RouteStore in a PostgreSQL database, shared by worker processes on any machine."""
 
@@ -176,7 +197,7 @@ class PostgresRouteStore(OnDatabase):
         self._started = clock()
         self.routes_done = 0  # by this process: the worker registry shows it
         self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
-        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, _SCHEMA)
+        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, (*_SCHEMA, _LEASE_FUNCTION))
         if recover:
             self.recover()
 
@@ -244,17 +265,8 @@ class PostgresRouteStore(OnDatabase):
             return []
         now = self._clock()
         expires = now + ttl_s
-
-        def take(conn: Conn) -> list[tuple[Any, ...]]:
-            # Two statements in one round trip (a pipeline): due routes made ready, then the
-            # batch leased; each moves its own counters, so no lock outlives its statement.
-            with conn.pipeline():
-                conn.execute(_REQUEUE_DUE, {"now": now, "max": self.max_attempts})
-                taken = conn.execute(_LEASE, {"n": n, "worker": worker, "process": self._process,
-                                              "expires": expires})
-            return taken.fetchall()
-
-        rows = self._db.run(take, atomic=False)
+        rows = self._db.read("SELECT * FROM deepbot_lease(%s, %s, %s, %s, %s, %s)",
+                             (n, worker, self._process, now, expires, self.max_attempts))
         rows.sort(key=lambda r: (-r[3], r[0]))  # RETURNING has no defined order
         return [Lease(_prioritised(Route.model_validate_json(data), priority), seq, token, tries + 1, worker,
                       expires) for seq, token, tries, priority, data in rows]
