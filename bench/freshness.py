@@ -11,8 +11,13 @@ Freshness and age are measured on the simulated timeline, not taken from the for
 a copy is fresh from a visit until the page's next change, and stale (its age growing)
 from then until the next visit. The formula's value is printed beside the measured one.
 
+With ``--last-modified SHARE``, that share of the pages' servers send Last-Modified: a
+revisit that finds such a page changed also learns when its last change was, and the
+estimates use it (``estimate_rate_dated``).
+
     python bench/freshness.py                 # 2,000 pages, 200 visits/day, 8 weeks
     python bench/freshness.py --json          # one JSON object
+    python bench/freshness.py --last-modified 0.5
 
 The survey's claim (uniform ≥ proportional in freshness) and the issue's goal (optimal
 ≥ 1.1 × uniform at the same budget) are checked and printed; the exit code is 0 either way.
@@ -25,7 +30,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -74,20 +79,32 @@ class _Page:
     fetches: list[float]
     gaps: list[float]
     seen: list[bool]
+    dated: bool = False  # its server sends Last-Modified: a changed visit knows its last change
+    since: list[float | None] = field(default_factory=list)
 
     def fetch(self, at: float) -> None:
         last = self.fetches[-1]
+        within = self.changes[(self.changes > last) & (self.changes <= at)]
         self.gaps.append(at - last)
-        self.seen.append(bool(((self.changes > last) & (self.changes <= at)).any()))
+        self.seen.append(bool(within.size))
+        self.since.append(float(at - within[-1]) if self.dated and within.size else None)
         self.fetches.append(at)
 
+    def history(self) -> History:
+        return History(tuple(self.gaps), tuple(self.seen), tuple(self.since) if self.dated else ())
 
-def _learned(rng: np.random.Generator, changes: list[np.ndarray], budget: float, learn: float) -> list[_Page]:
+    def copy(self) -> _Page:
+        return _Page(self.changes, list(self.fetches), list(self.gaps), list(self.seen), self.dated,
+                     list(self.since))
+
+
+def _learned(rng: np.random.Generator, changes: list[np.ndarray], budget: float, learn: float,
+             dated: np.ndarray) -> list[_Page]:
     """Every page fetched at day 0, then visited uniformly (random phases) until ``learn``."""
     step = len(changes) / budget
     pages = []
-    for times in changes:
-        page = _Page(times, [0.0], [], [])
+    for times, lm in zip(changes, dated, strict=True):
+        page = _Page(times, [0.0], [], [], bool(lm))
         for at in np.arange(rng.uniform(0, step), learn, step):
             page.fetch(float(at))
         pages.append(page)
@@ -103,7 +120,7 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
     for begin in np.arange(learn, horizon, epoch):
         stop = min(begin + epoch, horizon)
         if estimated:
-            per_day = plan([History(tuple(p.gaps), tuple(p.seen)) for p in pages], budget, policy)
+            per_day = plan([p.history() for p in pages], budget, policy)
         else:
             per_day = visit_rates(true, budget, policy)
         for page, f in zip(pages, per_day, strict=True):
@@ -121,16 +138,19 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
 
 
 def simulate(pages: int, budget: float, days: float, learn: float, min_rate: float, max_rate: float,
-             seed: int, epoch: float = 7.0) -> list[Row]:
+             seed: int, epoch: float = 7.0, last_modified: float = 0.0) -> list[Row]:
     rng = np.random.default_rng(seed)
     true = np.exp(rng.uniform(math.log(min_rate), math.log(max_rate), pages))
     horizon = learn + days
     changes = [_changes(rng, float(rate), horizon) for rate in true]
-    learned = _learned(rng, changes, budget, learn)
+    # Which servers send Last-Modified: drawn from a stream of its own, so the pages, their
+    # changes and the visits' phases are the same whatever the share.
+    dated = np.random.default_rng([seed, 1]).uniform(size=pages) < last_modified
+    learned = _learned(rng, changes, budget, learn, dated)
     rows = []
     for estimated in (False, True):
         for policy in Policy:
-            state = [_Page(p.changes, list(p.fetches), list(p.gaps), list(p.seen)) for p in learned]
+            state = [p.copy() for p in learned]
             per_day, visits = _run(rng, state, true, policy, estimated, budget, learn, horizon, epoch)
             fresh = aged = 0.0
             for page in state:
@@ -167,23 +187,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-rate", type=float, default=1 / 60, help="changes/day of the stillest pages")
     parser.add_argument("--max-rate", type=float, default=10.0, help="changes per day of the busiest pages")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--last-modified", type=float, default=0.0, metavar="SHARE",
+                        help="share of pages whose server sends Last-Modified (0–1): a revisit that finds "
+                             "such a page changed knows when it last changed")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.pages < 1 or args.budget <= 0 or args.days <= 0 or args.learn <= 0:
         parser.error("--pages, --budget, --days and --learn must be > 0")
+    if not 0 <= args.last_modified <= 1:
+        parser.error("--last-modified is a share, from 0 to 1")
     began = time.perf_counter()
-    rows = simulate(args.pages, args.budget, args.days, args.learn, args.min_rate, args.max_rate, args.seed)
+    rows = simulate(args.pages, args.budget, args.days, args.learn, args.min_rate, args.max_rate, args.seed,
+                    last_modified=args.last_modified)
     checks = _checks(rows)
     seconds = round(time.perf_counter() - began, 2)
     if args.json:
         json.dump({"pages": args.pages, "budget_per_day": args.budget, "days": args.days,
-                   "learn_days": args.learn,
+                   "learn_days": args.learn, "last_modified_share": args.last_modified,
                    "rows": [asdict(r) for r in rows], "seconds": seconds,
                    "checks": [{"check": c, "holds": ok, "value": v} for c, ok, v in checks]}, sys.stdout)
         print()
         return 0
     print(f"{args.pages} pages, rates {args.min_rate:.3g}–{args.max_rate:.3g} changes/day (log-uniform), "
-          f"budget {args.budget:g} visits/day, {args.learn:g} days learning + {args.days:g} days measured")
+          f"budget {args.budget:g} visits/day, {args.learn:g} days learning + {args.days:g} days measured, "
+          f"{args.last_modified:.0%} of servers send Last-Modified")
     print(f"{'policy':<13}{'rates':<11}{'freshness':>10}{'formula':>9}{'age (days)':>12}"
           f"{'visits/day':>12}{'never revisited':>17}")
     for r in rows:

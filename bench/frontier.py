@@ -19,7 +19,11 @@ With ``--clients``, for each size and client count: push the N routes, then drai
 with that many client processes at once, each leasing a batch and acking each route on
 its own, as workers on several machines do; the rate is routes leased and acked per
 second, all clients together. PostgreSQL runs on a new database of the server at
-``--url`` (default: $DEEPBOT_TEST_POSTGRES) for each run, dropped after.
+``--url`` (default: $DEEPBOT_TEST_POSTGRES) for each run, dropped after: a copy of one the
+routes were pushed into once per size (so push/s is that one push's). ``--drain N`` leases
+and acks only the first N routes of each size: the rate at that size, without the hour a
+whole 10⁶-route drain takes. The 1-minute load average is shown beside each figure: the
+machine may be shared.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -192,13 +197,15 @@ class ClientsResult:
     push_per_s: float
     lease_ack_per_s: float  # routes leased and acked per second, every client together
     busiest_share: float  # the largest share of the routes one client got
+    drained: int  # routes leased and acked (all of them, or --drain's first ones)
+    load: float  # the machine's 1-minute load average at the end of the drain
 
 
-def _client(backend: str, where: str, lease_batch: int, start: object, done: object) -> None:
+def _client(backend: str, where: str, lease_batch: int, quota: int, start: object, done: object) -> None:
     store = _open(backend, where)
     start.wait()  # type: ignore[attr-defined]
     count = 0
-    while leases := store.lease(lease_batch, "bench", ttl_s=600):
+    while count < quota and (leases := store.lease(min(lease_batch, quota - count), "bench", ttl_s=600)):
         for granted in leases:
             store.ack_done(granted)
         count += len(leases)
@@ -215,8 +222,10 @@ def _open(backend: str, where: str) -> Any:
 
 
 @contextmanager
-def _storage(backend: str, url: str | None, directory: Path, n: int, clients: int) -> Iterator[str]:
-    """Where one run's store lives: a new SQLite file, or a new PostgreSQL database."""
+def _storage(backend: str, url: str | None, directory: Path, n: int, clients: int,
+             template: str | None = None) -> Iterator[str]:
+    """Where one run's store lives: a new SQLite file, or a new PostgreSQL database (a copy of
+    ``template``, a database already holding the routes, when there is one)."""
     if backend == "sqlite":
         path = directory / f"clients-{n}-{clients}.db"
         yield str(path)
@@ -228,8 +237,9 @@ def _storage(backend: str, url: str | None, directory: Path, n: int, clients: in
     if not url:
         raise SystemExit("--backend postgres needs --url or $DEEPBOT_TEST_POSTGRES")
     name = f"deepbot_bench_{n}_{clients}_{int(time.time())}"
+    copy = f" TEMPLATE {template}" if template else ""
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}".encode())
+        conn.execute(f"CREATE DATABASE {name}{copy}".encode())
     try:
         yield url.rsplit("/", 1)[0] + "/" + name
     finally:
@@ -237,20 +247,30 @@ def _storage(backend: str, url: str | None, directory: Path, n: int, clients: in
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
 
 
+def _push_all(store: Any, n: int) -> float:
+    """Push n routes in a page's batches; the rate."""
+    began = time.perf_counter()
+    for start, count in batches(n, PUSH_BATCH):
+        assert store.push(make_routes(start, count)) == count
+    return n / (time.perf_counter() - began)
+
+
 def run_clients(backend: str, url: str | None, n: int, clients: int, directory: Path,
-                lease_batch: int) -> ClientsResult:
+                lease_batch: int, drain: int | None = None, template: tuple[str, float] | None = None,
+                ) -> ClientsResult:
+    """Push n routes (or copy ``template``: a database holding them, and its push rate), then
+    drain them, or the first ``drain`` of them, with that many clients."""
     import multiprocessing
 
-    with _storage(backend, url, directory, n, clients) as where:
+    with _storage(backend, url, directory, n, clients, template[0] if template else None) as where:
         store = _open(backend, where)
-        began = time.perf_counter()
-        for start, count in batches(n, PUSH_BATCH):
-            assert store.push(make_routes(start, count)) == count
-        push_s = time.perf_counter() - began
+        push_rate = template[1] if template else _push_all(store, n)
+        taken = min(n, drain or n)
         context = multiprocessing.get_context("spawn")
         go, done = context.Event(), context.Queue()
-        workers = [context.Process(target=_client, args=(backend, where, lease_batch, go, done))
-                   for _ in range(clients)]
+        quotas = [taken // clients + (i < taken % clients) for i in range(clients)]
+        workers = [context.Process(target=_client, args=(backend, where, lease_batch, quota, go, done))
+                   for quota in quotas]
         for worker in workers:
             worker.start()
         time.sleep(2 + 0.2 * clients)  # every client has opened its store before the clock starts
@@ -260,34 +280,50 @@ def run_clients(backend: str, url: str | None, n: int, clients: int, directory: 
         drain_s = time.perf_counter() - began
         for worker in workers:
             worker.join()
-        assert sum(counts) == n and store.pending() == 0, (counts, store.pending())
+        assert sum(counts) == taken and store.pending() == n - taken, (counts, store.pending())
         store.close()
-    return ClientsResult(backend, n, clients, n / push_s, n / drain_s, max(counts) / n)
+    return ClientsResult(backend, n, clients, push_rate, taken / drain_s, max(counts) / taken,
+                         taken, os.getloadavg()[0])
+
+
+@contextmanager
+def _template(backend: str, url: str | None, n: int, directory: Path) -> Iterator[tuple[str, float] | None]:
+    """For PostgreSQL, a database holding n routes pushed once, that each client count's run
+    copies (CREATE DATABASE … TEMPLATE: a file copy), and its push rate."""
+    if backend != "postgres":
+        yield None
+        return
+    with _storage(backend, url, directory, n, 0) as where:
+        store = _open(backend, where)
+        rate = _push_all(store, n)
+        store.close()
+        yield where.rsplit("/", 1)[1], rate
 
 
 def main_clients(args: argparse.Namespace, sizes: list[int]) -> None:
-    import os
-
     url = args.url or os.environ.get("DEEPBOT_TEST_POSTGRES")
     clients = [int(c) for c in (args.clients or "1").split(",")]
     results = []
     with tempfile.TemporaryDirectory(prefix="deepbot-bench-", dir=args.dir) as tmp:
         for n in sizes:
-            for c in clients:
-                results.append(run_clients(args.backend, url, n, c, Path(tmp), args.lease_batch))
-                if not args.json:
-                    print(f"  done {n:,} routes, {c} clients", file=sys.stderr)
+            with _template(args.backend, url, n, Path(tmp)) as template:
+                for c in clients:
+                    results.append(run_clients(args.backend, url, n, c, Path(tmp), args.lease_batch,
+                                               args.drain, template))
+                    if not args.json:
+                        print(f"  done {n:,} routes, {c} clients", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(r) for r in results], indent=2))
         return
     print(f"{args.backend} frontier, concurrent clients (processes): lease batches of {args.lease_batch},"
           " one ack per route")
-    header = f"{'routes':>10} {'clients':>7} {'push/s':>8} {'lease+ack/s':>12} {'busiest client':>15}"
+    header = (f"{'routes':>10} {'drained':>8} {'clients':>7} {'push/s':>8} {'lease+ack/s':>12}"
+              f" {'busiest client':>15} {'load':>5}")
     print(header)
     print("-" * len(header))
     for r in results:
-        print(f"{r.routes:>10,} {r.clients:>7} {r.push_per_s:>8,.0f} {r.lease_ack_per_s:>12,.0f}"
-              f" {r.busiest_share:>14.0%}")
+        print(f"{r.routes:>10,} {r.drained:>8,} {r.clients:>7} {r.push_per_s:>8,.0f}"
+              f" {r.lease_ack_per_s:>12,.0f} {r.busiest_share:>14.0%} {r.load:>5.1f}")
 
 
 def main() -> None:
@@ -301,6 +337,9 @@ def main() -> None:
     parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=None, help="PostgreSQL server (default: $DEEPBOT_TEST_POSTGRES)")
     parser.add_argument("--lease-batch", type=int, default=LEASE_BATCH)
+    parser.add_argument("--drain", type=int, default=None,
+                        help="with --clients: lease and ack only the first N routes of each size (10⁶ at"
+                        " a few hundred a second is most of an hour)")
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
     if args.clients or args.backend == "postgres":

@@ -20,6 +20,12 @@ Probes:
   which the browser hands to its download manager (the crawl then fetches it itself).
 - ``page-400m``, ``download-400m``: a plain 400 MB body, shown and downloaded.
 - ``subresource-400m``, ``subresource-bomb-1m``: an HTML page whose script fetches those.
+- ``frame-400m``: an HTML page whose iframe, of another site (``localhost``, not
+  ``127.0.0.1``), is ``subresource-400m``'s page; run with full Chromium (``DEEPBOT_CHROMIUM``),
+  which puts a frame of another site in a process of its own (the headless shell does not).
+- ``worker-400m``, ``sharedworker-400m``: an HTML page whose dedicated or shared worker
+  fetches the 400 MB body (the page's load event waits 3 s for a slow script meanwhile,
+  as a real page's may).
 - ``reload``, ``refresh``, ``relocate``: a page that navigates by itself (``location.reload()``
   after 100 ms, a meta refresh of 0 s, ``location = …`` every 100 ms); the server counts
   its requests (``requests``: every request the probe's server answered).
@@ -33,6 +39,7 @@ import argparse
 import contextlib
 import functools
 import json
+import os
 import signal
 import sys
 import tempfile
@@ -89,6 +96,24 @@ _SELF = {  # pages that navigate by themselves, over and over
 }
 
 
+_WORKER_JS = b"fetch('/blob-400m').then((r) => r.arrayBuffer()).catch(() => 0)"
+_SHARED_JS = b"onconnect = () => " + _WORKER_JS
+_FULL_CHROMIUM = "/usr/bin/chromium"  # site isolation on, unlike the headless shell DeepBot prefers
+
+
+def _elsewhere(port: int, kind: str) -> bytes:
+    """A page that loads 400 MB outside its own renderer's main thread: in an iframe of another
+    site, or from a dedicated or shared worker."""
+    if kind == "frame":
+        what = f"<iframe src='http://localhost:{port}/subresource-400m'></iframe>"
+    elif kind == "worker":
+        what = "<script>new Worker('/worker.js')</script><script src='/slow.js'></script>"
+    else:
+        what = "<script>new SharedWorker('/shared.js').port.start()</script><script src='/slow.js'></script>"
+    return (f"<!doctype html><html><head><title>{kind}</title></head><body><h1>a {kind}</h1>{what}"
+            "</body></html>").encode()
+
+
 def _self_navigating(path: str) -> bytes:
     return (f"<!doctype html><html><head><title>{path}</title></head><body><h1>{path}</h1>".encode()
             + _SELF[path] + b"</body></html>")
@@ -132,6 +157,13 @@ class ProbeServer:
             self._send(handler, "text/html", [_NORMAL])
         elif path in _SELF:
             self._send(handler, "text/html", [_self_navigating(path)])
+        elif kind[0] in ("frame", "worker", "sharedworker"):
+            self._send(handler, "text/html", [_elsewhere(self._httpd.server_address[1], kind[0])])
+        elif path in ("/worker.js", "/shared.js"):
+            self._send(handler, "text/javascript", [_WORKER_JS if path == "/worker.js" else _SHARED_JS])
+        elif path == "/slow.js":
+            time.sleep(3)
+            self._send(handler, "text/javascript", [b""])
         elif kind[0] == "subresource":
             self._send(handler, "text/html", [_fetching("/blob-" + "-".join(kind[1:]))])
         elif kind[0] in ("page", "download", "blob") and kind[1] == "bomb":
@@ -175,7 +207,7 @@ def _plain(size: int) -> Iterator[bytes]:
 
 PROBES = ("normal", "page-bomb-1m", "page-bomb-300k", "download-bomb-1m", "download-bomb-300k",
           "page-400m", "download-400m", "subresource-400m", "subresource-bomb-1m",
-          "reload", "refresh", "relocate")
+          "frame-400m", "worker-400m", "sharedworker-400m", "reload", "refresh", "relocate")
 
 
 class _Watchdog(threading.Thread):
@@ -215,10 +247,11 @@ def run_probe(server: ProbeServer, probe: str, *, limit_mb: int, time_limit: flo
         summary = Path(tmp) / "summary.json"
         cmd = [python, "-m", "deepbot", "crawl", "--seed", server.url(f"/{probe}"), "--store", str(store),
                "--depth", "0", "--workers", "1", "--ignore-robots", "--no-block-private", "--json"]
+        env = dict(os.environ, DEEPBOT_CHROMIUM=_FULL_CHROMIUM) if probe.startswith("frame") else None
         watchdog = _Watchdog(limit_mb * _MB)
         watchdog.start()
         try:
-            m = measure(cmd, timeout=time_limit, stdout=summary, stderr=logs / f"{probe}.log")
+            m = measure(cmd, timeout=time_limit, env=env, stdout=summary, stderr=logs / f"{probe}.log")
         finally:
             watchdog.stop()
         said = _summary(summary)

@@ -9,7 +9,11 @@ front page, then ``crawl --pattern``), and reports the player pages each downloa
 the precision and recall of what it stored (the paper's measures; the truth is the site's
 own URLs, not DeepBot's similarity). ``--json`` prints the rows. ``--site quotes`` does
 the same on the quotations site (``fixtures/sites/quotes.py``: 50 author pages reached
-only through paged listings, from one author page).
+only through paged listings, from one author page); ``--site sound`` (genre hubs and
+artist pages, ``fixtures/sites/sound.py``), ``--site proceedings`` (years, sessions and
+papers) and ``--site daily`` (stories at dated paths, monthly archives) likewise, each
+with pages built almost like the targets, and pages added before the pattern's rerun;
+``--site gallery`` a collection whose works are reached only by clicks (``onclick``).
 
 ``--real`` runs the same crawlers on a real app instead: Datasette (``pip install -r
 bench/requirements-realapps.txt``) serving a generated catalogue of ``--rows`` books,
@@ -25,21 +29,38 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Callable, Set
 from pathlib import Path
+from typing import Any
 
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # fixtures/ is the checkout's, not installed
 from fixtures.server import FixtureServer
-from fixtures.sites import quotes, worldcup
+from fixtures.sites import daily, gallery, proceedings, quotes, sound, worldcup
 
 # Each fixture site: its sample page, its entry page (for learn), and its target pages.
 SITES = {
     "worldcup": ("/cup/player/bra-1", "/cup/", worldcup.PLAYERS),
     "quotes": ("/quotes/author/Ada-Austen", "/quotes/", quotes.AUTHORS),
+    "sound": ("/sound/artist/otis-harper", "/sound/", sound.ARTISTS),
+    "proceedings": ("/proceedings/2024/paper/graph-estimation-2410", "/proceedings/", proceedings.PAPERS),
+    "daily": ("/daily/2026/09/05/museum-approves-2", "/daily/", daily.STORIES),
+    "gallery": ("/gallery/work/2", "/gallery/", gallery.WORKS),
 }
 SAMPLE, ENTRY, TARGETS = SITES["worldcup"]
+Added = tuple[dict[str, Any], Callable[[dict[str, Any]], frozenset[str]]]
+# The sites that add target pages between two runs: the server's options that add them,
+# and the pages added (the truth of the rerun).
+ADDITIONS: dict[str, Added] = {
+    "worldcup": ({"signings": 1}, worldcup.signed),
+    "sound": ({"sound_signed": 3}, sound.signed),
+    "proceedings": ({"proceedings_late": 2}, proceedings.late),
+    "daily": ({"daily_new": 3}, daily.published),
+    "gallery": ({"gallery_rooms": 1}, gallery.opened),
+}
+ADD: Added | None = ADDITIONS["worldcup"]
 
 
 async def crawl(store: Path, budget: int | None, like: bool) -> dict[str, object]:
@@ -64,33 +85,58 @@ async def crawl(store: Path, budget: int | None, like: bool) -> dict[str, object
     return row
 
 
+def traversed(fetched: int, stored: set[str], sample: str) -> int:
+    """The paper's "links traversed" by a pattern crawl (Vidal et al., Table 3, "Crawling"):
+    every page it fetched but the entry page, where it starts without following a link.
+    The sample is fetched as a seed: on the first pass its download stands for the link to
+    it (it is one of the targets stored); on a rerun it is read again to compare pages
+    with, and no link leads there."""
+    return fetched - 1 - (sample not in stored)
+
+
+def _pattern_row(name: str, fetched: int, stored: set[str], truth: Set[str],
+                 sample: str) -> dict[str, object]:
+    """A pattern crawl's row: the measures of _real_row, and the paper's links traversed."""
+    row = _real_row(name, fetched, stored, truth)
+    links = traversed(fetched, stored, sample)
+    hits = len(stored & truth)
+    return row | {"budget": "none", "players_fetched": hits, "pages_to_last_player": "—",
+                  "links_traversed": links, "traversed_per_target": round(links / max(hits, 1), 3)}
+
+
 async def generated(tmp: Path) -> list[dict[str, object]]:
-    """``deepbot learn`` from the sample and the front page, then the pattern crawl it wrote."""
+    """``deepbot learn`` from the sample and the front page, then the pattern crawl it wrote,
+    then (on a site that can add target pages) the pages added and the crawl run again."""
     from deepbot.cli.learn import learn_pattern, write_pattern
 
     with FixtureServer() as site:
         learned = await learn_pattern(site.url(SAMPLE), site.url(ENTRY), workers=2)
         rows: list[dict[str, object]] = [{"crawler": "learn (mapping)", "budget": "none",
                                           "fetched": learned.mapped, "players_fetched": learned.targets,
-                                          "pages_to_last_player": "—"}]
+                                          "pages_to_last_player": "—", "links_traversed": learned.mapped - 1}]
         if learned.pattern is None:
             return rows
         pattern = tmp / "pattern.yaml"
         write_pattern(learned.pattern, pattern)
         config = CrawlConfig(pattern=pattern, store=tmp / "pattern.sqlite", workers=2, settle_timeout=2.0)
-        async with Crawler(config) as crawler:
-            stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
-            fetched = crawler.stats.fetched
-    hits = len(stored & TARGETS)
-    rows.append({"crawler": "pattern (crawl --pattern)", "budget": "none", "fetched": fetched,
-                 "players_fetched": hits, "pages_to_last_player": "—", "stored": len(stored),
-                 "precision": round(hits / len(stored), 4) if stored else 0.0,
-                 "recall": round(hits / len(TARGETS), 4),
-                 "fetched_per_target": round(fetched / max(hits, 1), 3)})
+
+        async def crawl_pattern() -> tuple[int, set[str]]:
+            async with Crawler(config) as crawler:
+                stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+                return crawler.stats.fetched, stored
+
+        fetched, stored = await crawl_pattern()
+        rows.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, TARGETS, SAMPLE))
+        if ADD is not None:
+            site.options.update(ADD[0])
+            added = ADD[1](site.options)
+            fetched, stored = await crawl_pattern()
+            rows.append(_pattern_row(f"pattern, rerun after {len(added)} target pages were added", fetched,
+                                     stored, added, SAMPLE))
     return rows
 
 
-def _real_row(name: str, fetched: int, stored: set[str], truth: set[str]) -> dict[str, object]:
+def _real_row(name: str, fetched: int, stored: set[str], truth: Set[str]) -> dict[str, object]:
     hits = len(stored & truth)
     return {"crawler": name, "fetched": fetched, "stored": len(stored),
             "precision": round(hits / len(stored), 4) if stored else 0.0,
@@ -135,12 +181,14 @@ async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
             write_pattern(learned.pattern, pattern)
             config = CrawlConfig(pattern=pattern, store=tmp / "pattern.sqlite", workers=2)
             fetched, stored = await _crawl_real(config, base)
-            out.append(_real_row("pattern (crawl --pattern)", fetched, stored, truth))
+            sample_path = sample.removeprefix(base)
+            out.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, truth, sample_path))
             with sqlite3.connect(db_path) as db:
                 db.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)", books[rows:])
             added = {f"/library/books/{n}" for n in range(rows + 1, rows + 21)}
             fetched, stored = await _crawl_real(config, base)
-            out.append(_real_row("pattern, rerun after 20 books were added", fetched, stored, added))
+            out.append(_pattern_row("pattern, rerun after 20 books were added", fetched, stored, added,
+                                    sample_path))
             truth |= added
         # At the default depth: deeper, the table's facet and sort links combine without end, and
         # every such page lists row pages already found (INDESIT counts it an index and goes on).
@@ -183,27 +231,31 @@ def main() -> None:
             print(json.dumps(real_rows, indent=2))
             return
         print(f"Datasette, {args.rows} books; the targets are the row pages /library/books/N\n")
-        print("| crawler | pages fetched | stored | precision | recall | fetched per target |")
-        print("|---|---|---|---|---|---|")
+        print("| crawler | pages fetched | stored | precision | recall | fetched per target |"
+              " links traversed | traversed per target |")
+        print("|---|---|---|---|---|---|---|---|")
         for row in real_rows:
             print(f"| {row['crawler']} | {row['fetched']} | {row['stored']} | {row['precision']} |"
-                  f" {row['recall']} | {row['fetched_per_target']} |")
+                  f" {row['recall']} | {row['fetched_per_target']} | {row.get('links_traversed', '—')} |"
+                  f" {row.get('traversed_per_target', '—')} |")
         return
     budgets = [None if b == "none" else int(b) for b in args.budgets.split(",")]
-    global SAMPLE, ENTRY, TARGETS
+    global SAMPLE, ENTRY, TARGETS, ADD
     SAMPLE, ENTRY, TARGETS = SITES[args.site]
+    ADD = ADDITIONS.get(args.site)
     rows = asyncio.run(run(budgets))
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     print(f"Sample {SAMPLE}; {len(TARGETS)} target pages in the site\n")
     print("| crawler | budget | pages fetched | target pages fetched | pages until the last of them |"
-          " stored | precision | recall |")
-    print("|---|---|---|---|---|---|---|---|")
+          " stored | precision | recall | links traversed | traversed per target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['crawler']} | {row['budget']} | {row['fetched']} | {row['players_fetched']} |"
               f" {row['pages_to_last_player']} |"
-              f" {row.get('stored', '—')} | {row.get('precision', '—')} | {row.get('recall', '—')} |")
+              f" {row.get('stored', '—')} | {row.get('precision', '—')} | {row.get('recall', '—')} |"
+              f" {row.get('links_traversed', '—')} | {row.get('traversed_per_target', '—')} |")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -39,6 +40,10 @@ class Result:
     scaling: float  # pages_per_s / (workers × the one-worker pages_per_s)
     transactions_per_page: float
     db_ms_per_page: float  # statement execution time in the database, per page
+    cpu_s_per_page: float  # CPU of the crawl's processes, browsers included, per page
+    start_s: float  # from the launch to the first page the server was asked for
+    between_pages_per_s: float  # pages/s from the first page asked to the last: the pace once started
+    load: float  # the machine's 1-minute load average at the end of the run
 
 
 def _db_stats(url: str) -> tuple[int, float]:
@@ -51,7 +56,12 @@ def _db_stats(url: str) -> tuple[int, float]:
     return int(row[0]), float(row[1] or 0.0)
 
 
-def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[int, float, int, float]:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)  # every descendant waited for: browsers too
+    return used.ru_utime + used.ru_stime
+
+
+def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[Any, float, int, float, float]:
     import psycopg
 
     name = f"deepbot_workers_{workers}_{int(time.time())}"
@@ -63,7 +73,7 @@ def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[int, float, i
         command = [sys.executable, "-m", "deepbot"]
         crawl = [*command, "crawl", "--store", url, "--seed", server.url, "--depth", "6",
                  "--workers", str(tabs), "--quiet"]
-        began = time.perf_counter()
+        began, launched, cpu = time.perf_counter(), time.monotonic(), _children_cpu()
         processes = [subprocess.Popen(crawl, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)]
         _wait_published(url)
         stats_before = _db_stats(url)
@@ -76,8 +86,12 @@ def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[int, float, i
                 raise SystemExit(f"a worker failed ({process.returncode}): {err.decode()[-2000:]}")
         wall = time.perf_counter() - began
         transactions, active_ms = _db_stats(url)
-        pages = server.counts().page_gets
-        return pages, wall, transactions - stats_before[0], active_ms - stats_before[1]
+        counts = server.counts()
+        assert counts.first_page_at is not None and counts.last_page_at is not None, "no page was asked for"
+        counts.first_page_at -= launched  # seconds after the launch
+        counts.last_page_at -= launched
+        used = _children_cpu() - cpu
+        return counts, wall, transactions - stats_before[0], active_ms - stats_before[1], used
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
@@ -114,11 +128,15 @@ def main() -> None:
     results: list[Result] = []
     with site_module.SiteServer(site, latency=args.latency) as server:
         for n in (int(w) for w in args.workers.split(",")):
-            pages, wall, transactions, active_ms = run(n, args.tabs, server, args.url)
+            counts, wall, transactions, active_ms, cpu = run(n, args.tabs, server, args.url)
+            pages = counts.page_gets
             rate = pages / wall
             one = results[0].pages_per_s / results[0].workers if results else rate / n
             results.append(Result(n, args.tabs, pages, wall, rate, rate / (n * one),
-                                  transactions / max(1, pages), active_ms / max(1, pages)))
+                                  transactions / max(1, pages), active_ms / max(1, pages),
+                                  cpu / max(1, pages), counts.first_page_at,
+                                  (pages - 1) / max(1e-9, counts.last_page_at - counts.first_page_at),
+                                  os.getloadavg()[0]))
             print(f"  {n} workers: {pages} pages in {wall:.1f} s", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(r) for r in results], indent=2))
@@ -126,12 +144,13 @@ def main() -> None:
     print(f"{args.pages}-page site, pages answered after {args.latency} s;"
           f" {args.tabs} pages at once per worker")
     header = (f"{'workers':>7} {'pages':>6} {'wall s':>7} {'pages/s':>8} {'scaling':>8} {'tx/page':>8}"
-              f" {'db ms/page':>11}")
+              f" {'db ms/page':>11} {'CPU s/page':>11} {'start s':>8} {'pages/s between':>16} {'load':>5}")
     print(header)
     print("-" * len(header))
     for r in results:
         print(f"{r.workers:>7} {r.pages:>6} {r.wall_s:>7.1f} {r.pages_per_s:>8.2f} {r.scaling:>8.2f}"
-              f" {r.transactions_per_page:>8.1f} {r.db_ms_per_page:>11.2f}")
+              f" {r.transactions_per_page:>8.1f} {r.db_ms_per_page:>11.2f} {r.cpu_s_per_page:>11.2f}"
+              f" {r.start_s:>8.1f} {r.between_pages_per_s:>16.2f} {r.load:>5.1f}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ a retry) and no error. Any other failure leaves a visit as DeepBot's own error
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import BrowserContext, Frame, Page, Response
@@ -78,18 +79,50 @@ async def evaluate_or(page: Page, script: str, arg: Any, default: Any, *, crash_
         return default
 
 
-async def harvest(page: Page, script: str, arg: Any, again: Any, *, load_timeout_ms: float) -> Any:
-    """``script``'s answer; if the document was replaced under it (opening a menu
-    navigated after all), the answer of the page it led to, asked with ``again``."""
-    try:
-        return await page.evaluate(script, arg)
-    except PlaywrightError as exc:
-        if "context was destroyed" not in exc.message and "navigat" not in exc.message:
-            raise browser_error(exc, exc.message) from exc
-    with contextlib.suppress(PlaywrightError):
-        await nseql.wait_for_load_state(page, "domcontentloaded", load_timeout_ms)
-    with translated():
-        return await page.evaluate(script, again)
+async def harvest(page: Page, script: str, arg: Any, again: Any, *, load_timeout_ms: float,
+                  attempts: int = 2, moving: Callable[[Any], Awaitable[bool]] | None = None) -> Any:
+    """``script``'s answer; if the document was replaced under it (opening a menu navigated
+    after all, a meta refresh or a script's ``location = …`` of the page's own), the answer
+    of the page it led to, asked with ``again`` once that page has loaded (bounded by
+    ``load_timeout_ms``), up to ``attempts`` reads in all. So too when ``moving`` says,
+    given a read's answer, that the page was on its way elsewhere (a meta refresh waiting for its
+    host's turn: guard.navigation_done). A page cannot replace itself for ever: the guard
+    stops its own navigations past max_self_navigations (browser.guard), so ``attempts``
+    past that reads the document it is left on."""
+    for attempt in range(attempts):
+        try:
+            answer = await page.evaluate(script, arg if attempt == 0 else again)
+        except PlaywrightError as exc:
+            if not _navigated(exc):
+                raise browser_error(exc, exc.message) from exc
+            if attempt == attempts - 1:
+                raise browser_error(exc, f"the page replaced its document {attempts} times while it was "
+                                    f"read: {exc.message}") from exc
+        else:
+            if moving is None or attempt == attempts - 1 or not await moving(answer):
+                return answer
+        # The new document's load event (its meta refresh of 0 s fires then): a read before
+        # it would be cut short again.
+        with contextlib.suppress(PlaywrightError):
+            await nseql.wait_for_load_state(page, "load", load_timeout_ms)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+# Whether the document has a meta refresh of (under) 0 s, which the browser follows as soon
+# as the document has loaded: a redirect on its way.
+_REFRESH_JS = r"""() => [...document.querySelectorAll('meta[http-equiv]')].some((meta) =>
+  meta.httpEquiv.trim().toLowerCase() === 'refresh'
+  && /^\s*(0+(\.\d*)?|\.\d+)\s*([;,]|$)/.test(meta.content))"""
+
+
+async def refreshes_at_once(page: Page) -> bool:
+    """The page's document has a meta refresh of 0 s (False if it could not be asked)."""
+    return bool(await evaluate_or(page, _REFRESH_JS, None, False))
+
+
+def _navigated(exc: PlaywrightError) -> bool:
+    """Playwright's error says the document was replaced while a script ran in it."""
+    return "context was destroyed" in exc.message or "navigat" in exc.message
 
 
 async def in_frame(scope: Frame, selector: str, script: str, arg: Any, *, wait_for_src: bool,

@@ -18,7 +18,8 @@ _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages",
           "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
           "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps", "scope",
-          "allow_origin", "proxy", "block_private", "pattern", "explore_after_form")
+          "allow_origin", "proxy", "block_private", "pattern", "max_body_mb", "max_self_navigations",
+          "explore_after_form")
 
 
 # Flags whose config key is spelled otherwise; the two booleans set their key to false.
@@ -79,6 +80,8 @@ def register(sub: Any) -> None:
     p.add_argument("--pattern", type=Path, metavar="FILE", help=describe("pattern"))
     p.add_argument("--user-agent", metavar="TEXT", help=describe("user_agent"))
     p.add_argument("--min-delay", type=float, metavar="SECONDS", help=describe("min_delay"))
+    p.add_argument("--max-body-mb", type=float, metavar="MB", help=describe("max_body_mb"))
+    p.add_argument("--max-self-navigations", type=int, metavar="N", help=describe("max_self_navigations"))
     p.add_argument("--per-host-concurrency", type=int, metavar="N", help=describe("per_host_concurrency"))
     p.add_argument("--give-up-after", type=int, metavar="N", help=describe("give_up_after"))
     p.add_argument("--ignore-robots", action="store_true",

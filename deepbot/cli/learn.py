@@ -58,7 +58,7 @@ class Learned:
     pattern: PatternFile | None
     mapped: int  # pages the mapping fetched
     targets: int  # pages built like the sample
-    other_shapes: int  # path shapes beside the chosen one
+    other_shapes: int  # other candidate patterns that reach targets the chosen one misses
     other_targets: int  # targets only they reach
 
 
@@ -69,8 +69,7 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
     from deepbot.config import CrawlConfig
     from deepbot.crawl.engine import Crawler
     from deepbot.learn.crawler import Level, MapProcessor, PatternFile
-    from deepbot.learn.mapping import THRESHOLD, SiteMap
-    from deepbot.learn.patterns import navigation_patterns
+    from deepbot.learn.mapping import THRESHOLD, SiteMap, choose_pattern
 
     common: dict[str, Any] = {"workers": workers, "obey_robots": obey_robots}
     if user_agent:
@@ -91,26 +90,15 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
             async for _ in crawler.run():
                 pass
             fetched = crawler.stats.fetched
-    paths = list(sitemap.target_paths())
-    patterns = navigation_patterns(paths)
-    if not patterns:
+    chosen = choose_pattern(sitemap)
+    if chosen is None:
         return Learned(None, fetched, len(sitemap.targets), 0, 0)
-    best = patterns[0]
-    reached = [path for path in paths if best.reaches(path)]
-    # the links each level matched on the way to the targets it reaches (a pager's, every page)
-    counts = [0] * len(best.levels)
-    for path in reached:
-        level: int | None = -1
-        for url in path:
-            level = best.next_level(level, url) if level is not None else None
-            if level is not None:
-                counts[level] += 1
+    best, run = chosen.pattern, chosen.run
     levels = tuple(Level(follow=regexes, matched=n, repeat=i in best.repeats)
-                   for i, (regexes, n) in enumerate(zip(best.levels, counts, strict=True)))
+                   for i, (regexes, n) in enumerate(zip(best.levels, run.matched, strict=True)))
     found = PatternFile(sample=sample_url, entry=entry, threshold=sitemap.threshold, levels=levels,
-                        targets=best.targets, mapped=fetched)
-    missed = {path[-1] for path in paths} - {path[-1] for path in reached}
-    return Learned(found, fetched, len(sitemap.targets), len(patterns) - 1, len(missed))
+                        targets=len(run.reached), mapped=fetched)
+    return Learned(found, fetched, len(sitemap.targets), chosen.other_shapes, len(chosen.missed))
 
 
 def write_pattern(found: PatternFile, path: Path) -> None:
@@ -138,7 +126,7 @@ async def _learn(args: argparse.Namespace) -> int:
     for n, level in enumerate(found.levels, 1):
         again = "  (repeats: a pager)" if level.repeat else ""
         print(f"  level {n}: " + "  |  ".join(level.follow) + again)
-    if learned.other_shapes:
+    if learned.other_targets:
         print(f"({learned.other_shapes} other path shapes reach {learned.other_targets} more; "
               "edit the pattern to add their regexes)")
     print(f"Written to {args.output}. Crawl with: deepbot crawl --pattern {args.output} --store S")

@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 CONFIG_STATE = "crawl:config"  # put_state name of the published configuration
 _FILES = ("domains", "session", "pattern")  # CrawlConfig's fields naming files a worker needs the text of
 HEARTBEAT_S = 5.0
+# An idle tab asks the shared frontier again this often: the routes other processes push wake
+# no tab here. Two short queries a time (a lease, and the count that tells the end).
+IDLE_WAIT_S = 0.1
 
 
 def register(sub: Any) -> None:
@@ -159,11 +162,7 @@ class SharedRobots:
 
 async def _drain(crawler: Crawler, crawling: asyncio.Task[None]) -> None:
     """Stop taking leases, let the routes in flight finish and commit, then stop reading."""
-    crawler._stop = True  # the workers' loop condition: each ends after its route in flight
-    supervisor = crawler._supervisor
-    if supervisor is not None:
-        with suppress(asyncio.CancelledError):
-            await supervisor
+    await crawler.drain()
     crawling.cancel()  # run() waits on its queue for an end mark a stopped crawl never sends
     with suppress(asyncio.CancelledError):
         await crawling
@@ -186,6 +185,8 @@ async def work(config: CrawlConfig, *, progress: bool = True, as_json: bool = Fa
             store = crawler.frontier
             assert isinstance(store, PostgresRouteStore)
             crawler.robots.fetcher = SharedRobots(crawler.robots.fetcher, store)
+            crawler.idle_wait_s = IDLE_WAIT_S
+            crawler.crawl_pages = lambda: crawl_pages(store)
             with Heartbeat(store) as heartbeat:
                 crawling = asyncio.create_task(_consume(crawler))
                 stopping = asyncio.create_task(signalled.wait())
@@ -213,6 +214,15 @@ async def work(config: CrawlConfig, *, progress: bool = True, as_json: bool = Fa
     if as_json:
         print(end.model_dump_json(indent=2))
     return INTERRUPTED_EXIT if end.stopped is Stop.INTERRUPTED else 0
+
+
+def crawl_pages(store: PostgresRouteStore) -> int:
+    """Routes done or leased over the whole crawl, every worker's: what max_pages holds to (a
+    worker's own count would let each of N workers take max_pages)."""
+    from deepbot.frontier.base import RouteState
+
+    counts = store.counts()
+    return counts[RouteState.DONE] + counts[RouteState.LEASED]
 
 
 async def _consume(crawler: Crawler) -> None:

@@ -143,6 +143,15 @@ class CrawlConfig(BaseModel):
         2.0, ge=0, description="Seconds to wait for the fetch/XHR requests a loaded page still awaits "
         "(0: read it at once)."
     )
+    # Given up as they arrive (deepbot.browser.bounded, guard): a page, a file, what its scripts,
+    # frames and workers fetch. (A body inflating more than 100x past 1 MB, a gzip bomb, is
+    # given up too; no legitimate page comes near that, so it is no setting.)
+    max_body_mb: float = Field(
+        20.0, gt=0, description="Megabytes (10^6 bytes) of one response at most, a page's, a file's or "
+        "one its scripts fetch; past it the route fails 'response too large'.")
+    max_self_navigations: int = Field(
+        5, ge=0, description="Documents a page may load by itself in one route (a meta refresh, a "
+        "reload in a timer), each after its host's delay; further ones are stopped.")
     recycle_after: int = Field(200, ge=1, description="Routes a browser context runs before a fresh one.")
     # All workers in one browser session (one cookie jar and storage), as tabs: they then
     # share renderer processes, ~20 MB less a worker. Routes in flight see each other's

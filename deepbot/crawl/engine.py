@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -102,6 +102,11 @@ class Crawler:
         self._wake = asyncio.Event()
         self._stop = False
         self._supervisor: asyncio.Task[None] | None = None  # the workers of a run() in progress
+        # Seams for a crawl shared with other processes (cli/worker.py): how long an idle tab
+        # waits before asking the frontier again (routes other processes push wake nobody
+        # here), and the pages done or in flight over the whole crawl, for max_pages.
+        self.idle_wait_s = 0.5
+        self.crawl_pages: Callable[[], int] | None = None
         self.scope = Scope.build(config.seeds, config.include, config.exclude,
                                  mode=config.scope if config.same_site else "any",
                                  allow_origins=config.allow_origins)
@@ -139,6 +144,8 @@ class Crawler:
             max_scrolls=config.max_scrolls, scroll_time_ms=int(config.scroll_time * 1000),
             route_timeout_ms=int(config.route_timeout * 1000),
             dismiss_overlays=config.dismiss_overlays,
+            max_body_bytes=int(config.max_body_mb * 1_000_000),
+            max_self_navigations=config.max_self_navigations,
         )
         self._reading = Reading(default_registry(), relevance_chain(query=config.keywords,
                                                                     content_types=config.content_types),
@@ -220,6 +227,14 @@ class Crawler:
         await self._halt()
         await self._stack.aclose()
 
+    async def drain(self) -> None:
+        """Take no new route; return when the routes in flight are finished and committed."""
+        self._stop = True  # the workers' loop condition: each ends after its route in flight
+        supervisor = self._supervisor
+        if supervisor is not None:
+            with suppress(asyncio.CancelledError):
+                await supervisor
+
     async def _halt(self) -> None:
         self._stop = True
         supervisor = self._supervisor
@@ -270,7 +285,9 @@ class Crawler:
     def _budget_left(self) -> bool:
         if self.config.max_pages is None:
             return True
-        if self._done_before + self.stats.fetched + self.stats.in_flight < self.config.max_pages:
+        used = (self.crawl_pages() if self.crawl_pages is not None
+                else self._done_before + self.stats.fetched + self.stats.in_flight)
+        if used < self.config.max_pages:
             return True
         self.stats.stop = Stop.MAX_PAGES  # said at the end: the budget counts earlier runs' pages too
         return False
@@ -292,7 +309,7 @@ class Crawler:
                     return
                 self._wake.clear()
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), 0.5)
+                    await asyncio.wait_for(self._wake.wait(), self.idle_wait_s)
                 continue
             self.stats.in_flight += 1
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -463,8 +464,25 @@ async def _harvest(page: Page, options: VisitOptions, *, since: float = 0,
     # Opening a menu may navigate after all: then the page it led to, touching nothing.
     args = harvest_args(options, since=since, scroll_ms=scroll_ms)
     again = harvest_args(options, since=since, scroll_ms=scroll_ms, revealMenus=False)
-    answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms)
+    # A page replaces itself at most max_self_navigations times in a route (browser.guard): one
+    # read after each, and one more, reads the document it is left on.
+    answer = await tab.harvest(page, _HARVEST_JS, args, again, load_timeout_ms=options.settle_timeout_ms,
+                               attempts=options.max_self_navigations + 2,
+                               moving=lambda answer: _moving(page, options, answer))
     return decoded(answer)
+
+
+# A meta refresh in the harvest's answer (its HTML, as JSON text): only then is the page asked.
+_REFRESH_HINT = re.compile(r"http-equiv\W{0,4}refresh", re.IGNORECASE)
+
+
+async def _moving(page: Page, options: VisitOptions, answer: Any) -> bool:
+    """The page just read is on its way to another document, which has now come: read that.
+    A meta refresh of 0 s is a redirect (as Scrapy's MetaRefreshMiddleware has it): it may
+    be waiting for its host's turn, or fire a moment after the read."""
+    hinted = not isinstance(answer, str) or _REFRESH_HINT.search(answer) is not None
+    expected = hinted and await tab.refreshes_at_once(page)
+    return await guard.navigation_done(page, options.settle_timeout_ms / 1000, expected=expected)
 
 
 def _challenge(found: Challenge | None) -> str | None:

@@ -8,9 +8,12 @@ states, with what PostgreSQL changes:
   across workers up to the rows another worker holds at that moment;
 - expired leases and due delayed routes are moved by whichever worker leases next, again
   skipping rows another transaction holds;
-- ``route_counts`` is sharded by connection (``pg_backend_pid() % 16``): one counter row
+- ``route_counts`` is sharded by connection (``pg_backend_pid() % 64``): one counter row
   per state would be a lock every lease and ack of every worker waits for; counts() sums
-  at most 80 rows;
+  at most 320 rows; a statement that moves routes moves their counters too, so no counter
+  lock outlives it;
+- a lease is one statement (``deepbot_lease()``: due routes requeued, then a batch leased),
+  an ack one statement: one round trip each, and no transaction outlives its statement;
 - times are the workers' wall clocks (``time.time()``), as in SQLite: machines sharing a
   frontier need synchronised clocks (NTP), as leases expire by them.
 
@@ -53,7 +56,7 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 
-_SHARDS = 16
+_SHARDS = 64
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS routes (
@@ -117,6 +120,67 @@ def _bump(conn: Conn, deltas: Counter[int]) -> None:
         )
 
 
+# Counters moved in the statement that moves the rows: ``moved(s, d)`` is a CTE of the
+# statement, d routes into (or, negative, out of) state s. In state order: two statements
+# never lock counter rows crosswise.
+_BUMP = (
+    " bumped AS (INSERT INTO route_counts (state, shard, n)"
+    f"  SELECT s, pg_backend_pid() %% {_SHARDS}, sum(d) FROM moved GROUP BY s HAVING sum(d) <> 0 ORDER BY s"
+    "  ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n)"
+)
+
+# Due delayed routes made ready, and overdue leases expired (an expiry is an attempt); rows
+# another transaction holds are left to it. Returns how many leases expired.
+_REQUEUE_DUE = (
+    f"WITH promoted AS (UPDATE routes SET state = {QUEUED} WHERE seq IN ("
+    f"   SELECT seq FROM routes WHERE state = {DELAYED} AND not_before <= %(now)s FOR UPDATE SKIP LOCKED)"
+    "   RETURNING 1),"
+    f" expired AS (UPDATE routes SET state = CASE WHEN attempts + 1 >= %(max)s THEN {FAILED}"
+    f"   ELSE {QUEUED} END, attempts = attempts + 1, reason = 'lease expired', {_CLEAR_LEASE}"
+    f"   WHERE seq IN (SELECT seq FROM routes WHERE state = {LEASED} AND lease_expires <= %(now)s"
+    "   FOR UPDATE SKIP LOCKED) RETURNING state),"
+    f" moved AS (SELECT {DELAYED} AS s, -1 AS d FROM promoted UNION ALL SELECT {QUEUED}, 1 FROM promoted"
+    f"   UNION ALL SELECT {LEASED}, -1 FROM expired UNION ALL SELECT state, 1 FROM expired),"
+    + _BUMP +
+    " SELECT count(*) FROM expired"
+)
+
+# The batch lease: the best ready routes, skipping rows other workers are taking, through the
+# partial index of ready routes in priority order (routes_ready), leased in the same statement.
+_LEASE = (
+    f"WITH picked AS (SELECT seq FROM routes WHERE state = {QUEUED} ORDER BY priority DESC, seq"
+    "   LIMIT %(n)s FOR UPDATE SKIP LOCKED),"
+    f" leased AS (UPDATE routes r SET state = {LEASED}, lease_no = r.lease_no + 1,"
+    "   lease_worker = %(worker)s, lease_process = %(process)s, lease_expires = %(expires)s"
+    "   FROM picked WHERE r.seq = picked.seq RETURNING r.seq, r.lease_no, r.attempts, r.priority),"
+    f" moved AS (SELECT {QUEUED} AS s, -1 AS d FROM leased UNION ALL SELECT {LEASED}, 1 FROM leased),"
+    + _BUMP +
+    " SELECT l.seq, l.lease_no, l.attempts, l.priority, p.data"
+    " FROM leased l JOIN route_payloads p USING (seq)"
+)
+
+
+def _in_function(sql: str) -> str:
+    """A statement of this module with its parameters named as deepbot_lease's arguments."""
+    for name in ("now", "max", "n", "worker", "process", "expires"):
+        sql = sql.replace(f"%({name})s", f"p_{name}")
+    return sql.replace("%%", "%")
+
+
+# A lease in one statement, so one round trip and one short transaction: due routes made ready,
+# then the batch leased (each with a snapshot of its own, so the routes just made ready are
+# seen). Two statements sent together instead (a pipeline) are one transaction until the client
+# sends its end: a client short of CPU then holds the rows and counters it took meanwhile.
+_LEASE_FUNCTION = (
+    "CREATE OR REPLACE FUNCTION deepbot_lease(p_n integer, p_worker text, p_process text,"
+    " p_now double precision, p_expires double precision, p_max integer)"
+    " RETURNS TABLE (r_seq bigint, r_token integer, r_tries integer, r_priority double precision,"
+    " r_data text) LANGUAGE plpgsql AS $body$ DECLARE n_expired bigint; BEGIN "
+    + _in_function(_REQUEUE_DUE).replace(" SELECT count(*) FROM", " SELECT count(*) INTO n_expired FROM")
+    + "; RETURN QUERY " + _in_function(_LEASE) + "; END $body$"
+)
+
+
 class PostgresRouteStore(OnDatabase):
     """A RouteStore in a PostgreSQL database, shared by worker processes on any machine."""
 
@@ -133,7 +197,7 @@ class PostgresRouteStore(OnDatabase):
         self._started = clock()
         self.routes_done = 0  # by this process: the worker registry shows it
         self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
-        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, _SCHEMA)
+        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, (*_SCHEMA, _LEASE_FUNCTION))
         if recover:
             self.recover()
 
@@ -199,47 +263,13 @@ class PostgresRouteStore(OnDatabase):
     def lease(self, n: int, worker: str, ttl_s: float) -> list[Lease]:
         if n <= 0:
             return []
-
-        def take(conn: Conn) -> tuple[float, list[tuple[Any, ...]]]:
-            now = self._clock()
-            expires = now + ttl_s
-            moved = self._requeue_due(conn, now)
-            rows = conn.execute(
-                "WITH picked AS (SELECT seq FROM routes WHERE state = 0 ORDER BY priority DESC, seq"
-                "  LIMIT %s FOR UPDATE SKIP LOCKED)"
-                " UPDATE routes r SET state = 1, lease_no = r.lease_no + 1,"
-                " lease_worker = %s, lease_process = %s, lease_expires = %s"
-                " FROM picked JOIN route_payloads p ON p.seq = picked.seq WHERE r.seq = picked.seq"
-                " RETURNING r.seq, r.lease_no, r.attempts, r.priority, p.data",
-                (n, worker, self._process, expires),
-            ).fetchall()
-            moved.update({QUEUED: -len(rows), LEASED: len(rows)})
-            _bump(conn, moved)
-            return expires, rows
-
-        expires, rows = self._db.run(take)
+        now = self._clock()
+        expires = now + ttl_s
+        rows = self._db.read("SELECT * FROM deepbot_lease(%s, %s, %s, %s, %s, %s)",
+                             (n, worker, self._process, now, expires, self.max_attempts))
         rows.sort(key=lambda r: (-r[3], r[0]))  # RETURNING has no defined order
         return [Lease(_prioritised(Route.model_validate_json(data), priority), seq, token, tries + 1, worker,
                       expires) for seq, token, tries, priority, data in rows]
-
-    def _requeue_due(self, conn: Conn, now: float) -> Counter[int]:
-        """Make due delayed routes ready and expire overdue leases (an expiry is an attempt);
-        rows another worker holds are left to it. Returns the counter moves."""
-        promoted, requeued, failed = conn.execute(
-            "WITH promoted AS (UPDATE routes SET state = 0 WHERE seq IN ("
-            "   SELECT seq FROM routes WHERE state = 4 AND not_before <= %(now)s FOR UPDATE SKIP LOCKED)"
-            "   RETURNING 1),"
-            f" expired AS (UPDATE routes SET state = CASE WHEN attempts + 1 >= %(max)s THEN {FAILED}"
-            f"   ELSE {QUEUED} END, attempts = attempts + 1, reason = 'lease expired', {_CLEAR_LEASE}"
-            "   WHERE seq IN (SELECT seq FROM routes WHERE state = 1 AND lease_expires <= %(now)s"
-            "   FOR UPDATE SKIP LOCKED) RETURNING state)"
-            " SELECT (SELECT count(*) FROM promoted),"
-            f" (SELECT count(*) FROM expired WHERE state = {QUEUED}),"
-            f" (SELECT count(*) FROM expired WHERE state = {FAILED})",
-            {"now": now, "max": self.max_attempts},
-        ).fetchone() or (0, 0, 0)
-        return Counter({DELAYED: -promoted, QUEUED: promoted + requeued, LEASED: -(requeued + failed),
-                        FAILED: failed})
 
     def _settle(self, lease: Lease, *, state: int, tried: bool = False, delay_s: float | None = None,
                 reason: str | None = None) -> RouteState | None:
@@ -262,11 +292,9 @@ class PostgresRouteStore(OnDatabase):
                 "  ELSE %(state)s END,"
                 "  not_before = coalesce(%(not_before)s, not_before), reason = coalesce(%(reason)s, reason),"
                 f"  {_CLEAR_LEASE} FROM old WHERE seq = old_seq RETURNING old_state, state),"
-                " moved AS (SELECT s, sum(d) AS d FROM (SELECT old_state AS s, -1 AS d FROM settled"
-                "  UNION ALL SELECT state, 1 FROM settled) t GROUP BY s HAVING sum(d) <> 0),"
-                " bumped AS (INSERT INTO route_counts (state, shard, n)"
-                f"  SELECT s, pg_backend_pid() %% {_SHARDS}, d FROM moved ORDER BY s"
-                "  ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n)"
+                " moved AS (SELECT old_state AS s, -1 AS d FROM settled"
+                "  UNION ALL SELECT state, 1 FROM settled),"
+                + _BUMP +
                 " SELECT old_state, state FROM settled",
                 params,
             ).fetchone()
@@ -291,12 +319,9 @@ class PostgresRouteStore(OnDatabase):
         return self._settle(lease, state=QUEUED, delay_s=delay_s)
 
     def expire(self) -> int:
-        def run(conn: Conn) -> int:
-            moved = self._requeue_due(conn, self._clock())
-            _bump(conn, moved)
-            return -moved[LEASED]
-
-        return self._db.run(run)
+        row = self._db.run(lambda conn: conn.execute(
+            _REQUEUE_DUE, {"now": self._clock(), "max": self.max_attempts}).fetchone(), atomic=False)
+        return int(row[0]) if row else 0
 
     def reset_leases(self, worker: str | None = None) -> int:
         if worker is not None:

@@ -5,7 +5,8 @@ the pattern file a person reads and edits.
   point, records each page's parent and its RTDM similarity to the sample (a
   ``SiteMap``); nothing is stored.
 - ``PatternProcessor`` (``deepbot crawl --pattern``): the crawler of Vidal et al.'s
-  Figure 9. A page at level i keeps only the links its level's regexes match; a page
+  Figure 9. A page at level i keeps only the links its level's regexes match (and the
+  clicks on script-driven elements whose address, ``click:`` and the selector, they match); a page
   of the last level is a target, stored if it is built like the sample (RTDM), so
   precision holds when a pattern over-generalises; no other page is stored. Run again
   on the same store once it has finished, it is a new *pass*: the entry and the pages on
@@ -22,21 +23,32 @@ from pathlib import Path
 
 from pydantic import Field
 
+import nseql
 from deepbot.config.yamlfile import load_model
 from deepbot.content.filters import Decision
 from deepbot.content.postprocess import ProcessContext
 from deepbot.errors import ConfigError
 from deepbot.frontier import RouteState, RouteStore
 from deepbot.learn.mapping import THRESHOLD, SiteMap
-from deepbot.learn.patterns import NavigationPattern
+from deepbot.learn.patterns import NavigationPattern, backward, click_address
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 from deepbot.models import Frozen
-from deepbot.routes import Via
+from deepbot.routes import Route, Via, canonical_url
 
 SAMPLE_WAIT_S = 60.0  # a target waits this long at most for the sample page to be read
 PASS_STATE = "navigation pattern pass"  # the frontier's note of the pass a store is in
 LEVEL_HINT = "pattern level "  # a route's hint: the level of the pattern its page is at
 MAX_REPEATS = 1000  # pages of a repeating level (a pager) followed in a row at most
+
+
+def address(route: Route) -> str | None:
+    """What a pattern's level matches for a route: a link's URL, a click's address (its
+    element's selector); None for what a pattern does not follow (a form, a jump menu)."""
+    if route.via is Via.LINK:
+        return route.url
+    if route.via is Via.SCRIPT and route.plan.steps and isinstance(route.plan.steps[-1], nseql.Click):
+        return click_address(route.plan.steps[-1].selector)
+    return None
 
 
 def _level_of(hint: str | None) -> int:
@@ -99,8 +111,18 @@ class MapProcessor:
         route, doc = ctx.route, ctx.document
         self._urls[route.key] = doc.final_url
         parent = self._urls.get(route.parent) if route.parent else None
+        # Every link, those to pages already queued too: candidate patterns run on this graph.
+        links = [canonical_url(link.url) for link in ctx.snapshot.links] if ctx.snapshot else []
         if doc.html:
-            await asyncio.to_thread(self.sitemap.add, doc.final_url, parent, doc.html)
+            await asyncio.to_thread(self.sitemap.add, doc.final_url, parent, doc.html, links)
+            step = address(route)
+            if parent is not None and step is not None and route.via is Via.SCRIPT:
+                self.sitemap.add_click(parent, step, doc.final_url)
+        # A link that only moves a number of its page's URL (a pager's next page) costs no
+        # depth, as a query's results pager does not: a listing is mapped to its last page,
+        # its targets with it. Such chains stay bounded (max_calendar_steps).
+        ctx.routes[:] = [child.model_copy(update={"depth": route.depth}) if child.chain else child
+                         for child in ctx.routes]
         return ctx.widened(relevance=Decision(False, "mapped", "deepbot learn stores nothing"))
 
 
@@ -145,15 +167,20 @@ class PatternProcessor:
         if level < last:
             kept = []
             for child in ctx.routes:
-                nxt = self.pattern.next_level(level, child.url) if child.via is Via.LINK else None
-                if nxt is None:
+                step = address(child)
+                if step is None:
                     continue
+                nxt = self.pattern.next_level(level, step)
+                if nxt is None or (nxt == level and backward(doc.final_url, step)):
+                    continue  # not in the pattern, or a pager's way back to a page it came through
                 # a target's key is its own in every pass; the way to it is read again in each
                 key = child.key if nxt == last else self.key(child.key)
                 kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))
             ctx.routes[:] = kept
             return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level + 1} of the pattern"))
         ctx.routes.clear()
+        if doc.final_url == self.file.sample:  # reached by a click: its route is not the seed's
+            return ctx.widened(relevance=Decision(False, "sample", "stored as the seed"))
         with contextlib.suppress(TimeoutError):  # read first (a seed), unless it failed
             await asyncio.wait_for(self._sample_read.wait(), SAMPLE_WAIT_S)
         if self._sample is None or not doc.html:

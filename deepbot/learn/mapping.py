@@ -12,12 +12,22 @@ first, shortest path to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from deepbot.learn.patterns import (
+    K,
+    NavigationPattern,
+    backward,
+    group_urls,
+    navigation_patterns,
+    skippable,
+)
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 
 THRESHOLD = 0.8  # RTDM similarity to the sample from which a page is a target
+MAX_LISTER_GROUPS = 20  # groups of pages linking to targets tried as the way to them, most targets first
 
 
 @dataclass
@@ -28,6 +38,12 @@ class SiteMap:
     threshold: float = THRESHOLD
     parents: dict[str, str | None] = field(default_factory=dict)  # url → the page that linked to it first
     scores: dict[str, float] = field(default_factory=dict)  # url → similarity to the sample
+    # url → every link of the page (not only those to pages first met there): the site's graph,
+    # on which candidate patterns are run before one is chosen (``traversal``)
+    links: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # (page, click address) → the URL the click led to: script-driven steps of the graph
+    clicks: dict[tuple[str, str], str] = field(default_factory=dict)
+    steps: dict[str, str] = field(default_factory=dict)  # url → the click address it was first reached by
     _classes: Classes = field(default_factory=Classes, repr=False)
     _sample: PageTree | None = field(default=None, repr=False)
 
@@ -36,14 +52,31 @@ class SiteMap:
             raise ValueError(f"the threshold must be in (0, 1], not {self.threshold}")
         self._sample = tree_of(self.sample_html, self._classes)
 
-    def add(self, url: str, parent: str | None, html: str) -> float:
-        """Record a page; return its similarity to the sample. A page met again keeps its
-        first parent (breadth-first: the shortest path)."""
+    def add(self, url: str, parent: str | None, html: str, links: Iterable[str] = ()) -> float:
+        """Record a page and its links; return its similarity to the sample. A page met again
+        keeps its first parent (breadth-first: the shortest path)."""
         self.parents.setdefault(url, parent)
+        self.links.setdefault(url, tuple(dict.fromkeys(links)))
         if url not in self.scores:
             assert self._sample is not None
             self.scores[url] = round(similarity(self._sample, tree_of(html, self._classes)), 4)
         return self.scores[url]
+
+    def add_click(self, page: str, address: str, url: str) -> None:
+        """Record that clicking ``address`` on ``page`` led to ``url`` (added with ``add``)."""
+        if (page, address) not in self.clicks:
+            self.clicks[page, address] = url
+            self.links[page] = (*self.links.get(page, ()), address)
+        if self.parents.get(url) == page:  # the click is the way the walk first met it
+            self.steps.setdefault(url, address)
+
+    def _to(self, page: str, link: str) -> str:
+        """Where a link or click of ``page`` leads."""
+        return self.clicks.get((page, link), link)
+
+    def _reached(self, page: str) -> set[str]:
+        """The pages the links and clicks of ``page`` lead to."""
+        return {self._to(page, link) for link in self.links.get(page, ())}
 
     def is_target(self, url: str) -> bool:
         return self.scores.get(url, 0.0) >= self.threshold
@@ -60,7 +93,7 @@ class SiteMap:
         node: str | None = url
         while node is not None and self.parents.get(node) is not None and node not in seen:
             seen.add(node)
-            out.append(node)
+            out.append(self.steps.get(node, node))
             node = self.parents[node]
         return out[::-1]
 
@@ -69,3 +102,125 @@ class SiteMap:
             path = self.path(url)
             if path:  # the entry point as a target has no link to learn
                 yield path
+
+    @property
+    def entry(self) -> str | None:
+        """The page the mapping started from (the one without a parent)."""
+        return next((url for url, parent in self.parents.items() if parent is None), None)
+
+    def traversal(self, pattern: NavigationPattern) -> Traversal:
+        """What the generated crawler would do on the mapped site (Vidal et al.'s Figure 9,
+        as ``PatternProcessor`` runs it): breadth-first from the entry, at each level only
+        the links the pattern follows, each URL once; a page of the last level is a target
+        if it is built like the sample. A page the mapping never fetched counts as
+        traversed, with no links and not a target."""
+        entry = self.entry
+        if entry is None:
+            return Traversal(frozenset(), 0, ())
+        last = len(pattern.levels) - 1
+        matched = [0] * len(pattern.levels)
+        queue: deque[tuple[str, int]] = deque([(entry, -1)])
+        seen = {entry}
+        reached: set[str] = set()
+        while queue:
+            url, level = queue.popleft()
+            if level == last:
+                if self.is_target(url):
+                    reached.add(url)
+                continue
+            for link in self.links.get(url, ()):
+                nxt = pattern.next_level(level, link)
+                dest = self._to(url, link)
+                if nxt is None or dest in seen or (nxt == level and backward(url, link)):
+                    continue
+                seen.add(dest)
+                matched[nxt] += 1
+                queue.append((dest, nxt))
+        return Traversal(frozenset(reached), len(seen) - 1, tuple(matched))
+
+    def lister_paths(self) -> Iterator[list[list[str]]]:
+        """For each group of alike pages that link to targets (a listing's pages, a hub's,
+        the targets themselves), a path to every target one of them links to: the shortest
+        path to the one nearest the entry, then the link to the target. The shortest paths
+        alone (``target_paths``) take whichever listing the breadth-first walk met first,
+        and a listing met late (a pager's tenth page) is never on them."""
+        entry = self.entry
+        if entry is None:
+            return
+        # Breadth-first over every link, not only the first: the shortest path to each page.
+        before: dict[str, str | None] = {entry: None}
+        step: dict[str, str] = {}  # page → the link or click that reached it
+        queue = deque([entry])
+        while queue:
+            url = queue.popleft()
+            for link in self.links.get(url, ()):
+                dest = self._to(url, link)
+                if dest not in before and dest in self.scores:
+                    before[dest], step[dest] = url, link
+                    queue.append(dest)
+
+        def way(url: str) -> list[str]:
+            out: list[str] = []
+            node: str | None = url
+            while node is not None and node != entry:
+                out.append(step[node])
+                node = before[node]
+            return out[::-1]
+
+        targets = set(self.targets) - {entry}
+        listers = [url for url in before if targets & self._reached(url)]
+        # Grouped as the paper groups URLs (K = 2), and more narrowly (K = 1): /page/N/ and
+        # /tag/NAME/ are alike at K = 2, and a pattern through both fetches the tag pages
+        # for targets the pager already lists.
+        groups = {tuple(g): None for k in (1, K) for g in group_urls(listers, k)}
+        ranked = sorted(groups, key=lambda g: -len(targets.intersection(set().union(*map(self._reached, g)))))
+        for group in ranked[:MAX_LISTER_GROUPS]:  # in breadth-first order: the nearest lister first
+            paths: dict[str, list[str]] = {}
+            for lister in group:
+                for link in self.links[lister]:
+                    dest = self._to(lister, link)
+                    if dest in targets and dest not in paths and dest != lister:
+                        paths[dest] = [*way(lister), link]
+            yield list(paths.values())
+
+
+@dataclass(frozen=True)
+class Traversal:
+    """A pattern run on the mapped site: the targets it reaches, the links it traverses
+    (every page fetched but the entry), and the links each level followed."""
+
+    reached: frozenset[str]
+    traversed: int
+    matched: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The navigation pattern chosen from a map, what it does on the mapped site, and what
+    the other candidates reach that it does not."""
+
+    pattern: NavigationPattern
+    run: Traversal
+    missed: frozenset[str]  # targets of the map the pattern does not reach
+    other_shapes: int  # other candidates that reach some of them
+
+
+def choose_pattern(sitemap: SiteMap) -> Choice | None:
+    """The paper's candidates come from the shortest paths to the targets; the paths
+    through each group of pages that link to targets give more (a pager the walk met
+    late). Each runs on the mapped site: the one that reaches most targets is taken, and
+    of those the one that traverses fewest links (hubs whose lists overlap cost more than
+    the pager that lists each target once). None when no target has a path."""
+    candidates = navigation_patterns(list(sitemap.target_paths()))
+    for paths in sitemap.lister_paths():
+        candidates.extend(navigation_patterns(paths))
+    candidates.extend(skippable(candidates))
+    if not candidates:
+        return None
+    runs = [sitemap.traversal(pattern) for pattern in candidates]
+    # Ties keep the first: the paper's own choice when no other does better.
+    pick = min(range(len(candidates)), key=lambda n: (-len(runs[n].reached), runs[n].traversed))
+    run = runs[pick]
+    missed = frozenset(sitemap.targets) - run.reached - {sitemap.entry}
+    others = {p.levels for p, r in zip(candidates, runs, strict=True) if r.reached - run.reached}
+    return Choice(candidates[pick], run, missed, len(others))

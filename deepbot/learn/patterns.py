@@ -45,6 +45,11 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 K = 2  # URLs differing in at most this many levels are alike
+# A click on a script-driven element (``<a href="#" onclick=…>``, a button) has no URL before
+# it is made: a step of a path is then this prefix and the element's CSS selector, its
+# address in the pattern (``click:#works > li:nth-of-type(3) > a``), two levels: the prefix
+# and the selector, which generalises like a URL's level (its numbers become ``[0-9]+``).
+CLICK = "click:"
 MAX_ALTERNATIVES = 2  # so many distinct words (3+ letters) at a level stay literal: (?:teams|matches)
 
 _TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]")
@@ -62,7 +67,10 @@ _REGEX = {
 
 def levels(url: str) -> tuple[str, ...]:
     """A URL's levels: ``scheme://host[:port]``, then ``/segment`` per path segment, then
-    ``?query`` if any (the fragment is not part of what the server sees)."""
+    ``?query`` if any (the fragment is not part of what the server sees). A click's address:
+    the prefix, then the selector."""
+    if url.startswith(CLICK):
+        return (CLICK, url[len(CLICK):])
     parts = urlsplit(url)
     out = [f"{parts.scheme}://{parts.netloc}"]
     path = parts.path or "/"
@@ -231,6 +239,23 @@ class NavigationPattern:
         return out
 
 
+def backward(page: str, link: str) -> bool:
+    """Whether ``link`` is ``page``'s address with one number made smaller (a pager's
+    "Previous" or "1"): a pager walked forward from its first page meets every page by
+    its forward links, and the first page's other address (``?page=1`` beside the bare
+    one) is a page fetched twice."""
+    a, b = levels(page), levels(link)
+    if len(a) != len(b):
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    here, there = (_TOKEN.findall(level) for level in differ[0])
+    moved = [(x, y) for x, y in zip(here, there, strict=False) if x != y]
+    return (len(here) == len(there) and len(moved) == 1 and moved[0][0].isdigit() and moved[0][1].isdigit()
+            and int(moved[0][1]) < int(moved[0][0]))
+
+
 def _collapsed(path: Sequence[str]) -> list[list[str]]:
     """A path's steps, each run in a row of URLs that differ in one level (a pager's pages:
     ``/page/2/``, ``/page/3/``; ``?_next=100``, ``?_next=200``) one step. The target stays
@@ -278,7 +303,52 @@ def navigation_patterns(paths: Sequence[Sequence[str]], *, k: int = K, cover: fl
         )
         kept = [p for p in group if tuple(index[j][p[j][0]] for j in range(length)) in set(chosen)]
         repeats = frozenset(i for p in kept for i in range(length) if len(p[i]) > 1)
+        regexes = pager_numbers(regexes, repeats)
         pattern = NavigationPattern(regexes, 0, repeats)
         found = {p[-1] for p in paths if p and pattern.reaches(p)}
         patterns.append(NavigationPattern(regexes, len(found), repeats))
     return sorted(patterns, key=lambda p: -p.targets)
+
+
+def skippable(patterns: Sequence[NavigationPattern]) -> list[NavigationPattern]:
+    """More candidates: a pattern one level longer than another, the same on the way
+    but for one level, that level made repeating, which may be skipped, and the targets'
+    regexes of both. A listing whose first page has an address of its own
+    (``/archive/2026/09/``) and its later pages another shape (``/archive/2026/09/page/2/``)
+    gives two path shapes, neither reaching the other's targets; together, the later
+    pages a level that may be skipped, they reach all."""
+    shorter: dict[tuple[tuple[str, ...], ...], list[NavigationPattern]] = defaultdict(list)
+    for p in patterns:
+        shorter[p.levels[:-1]].append(p)
+    out = []
+    for long in patterns:
+        for j in range(len(long.levels) - 1):  # the targets' level is never skipped
+            for short in shorter.get(long.levels[:j] + long.levels[j + 1:-1], ()):
+                moved = {i + (i >= j) for i in short.repeats}  # the short pattern's repeats, renumbered
+                last = tuple(dict.fromkeys(long.levels[-1] + short.levels[-1]))
+                repeats = long.repeats | moved | {j}
+                out.append(NavigationPattern(pager_numbers((*long.levels[:-1], last), repeats),
+                                             long.targets + short.targets, repeats))
+    return out
+
+
+_LITERAL_NUMBER = re.compile(r"\[[^\]]*\]|\\.|[0-9]+")  # a class, an escape, or a run of digits
+
+
+def pager_numbers(levels: Sequence[tuple[str, ...]], repeats: frozenset[int]) -> tuple[tuple[str, ...], ...]:
+    """A repeating level's regexes with every literal number of the URL's path and query
+    made ``[0-9]+``: a pager moves a number, and the pages the mapping met (only a page 2,
+    the listing being short then) are not all there will be."""
+    def general(regex: str) -> str:
+        start = regex.find("/", regex.find("://") + 3)  # the origin (its port) stays as it is
+        if start < 0:
+            return regex
+        rest = _LITERAL_NUMBER.sub(lambda m: "[0-9]+" if m[0].isdigit() else m[0], regex[start:])
+        return regex[:start] + rest
+    return tuple(tuple(dict.fromkeys(general(r) for r in level)) if n in repeats else level
+                 for n, level in enumerate(levels))
+
+
+def click_address(selector: str) -> str:
+    """The address of a click on the element ``selector`` names, as a pattern's levels match it."""
+    return CLICK + selector

@@ -22,7 +22,10 @@ Three policies share a budget of B visits per day among N pages:
 Change rates come from a page's history (``estimate_rate``): a revisit tells only
 *whether* the page changed since the previous one, never how many times, so counting
 detected changes underestimates λ. The estimator of Cho and Garcia-Molina ("Estimating
-frequency of change", ACM TOIT 2003) corrects that bias.
+frequency of change", ACM TOIT 2003) corrects that bias. Where the server also says when
+the page last changed (``Last-Modified``), the same paper's estimator on last-modified
+dates (``estimate_rate_dated``) uses that time, and a page that changed at every visit is
+no longer a mystery: the time since its last change says how often it changes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from urllib.parse import urlsplit
 
@@ -43,6 +47,7 @@ from deepbot.store.base import Change, Visit
 Rates = npt.NDArray[np.float64]
 
 _DAY = 86_400.0
+_STAMPED = timedelta(minutes=1)  # a Last-Modified this close to the visit dates the response, not a change
 _BISECTIONS = 80  # halvings: enough for float64 precision over the ranges searched below
 
 
@@ -174,6 +179,50 @@ def estimate_rate(intervals: Sequence[float], changed: Sequence[bool]) -> float:
     return _mle(tally)
 
 
+def estimate_rate_dated(intervals: Sequence[float], changed: Sequence[bool],
+                        since_change: Sequence[float | None]) -> float:
+    """Changes per day of a page whose server says when it last changed (Last-Modified).
+
+    ``since_change[i]`` is, for a revisit that found the page changed, the days from the
+    page's last change to that visit (None for an unchanged revisit: it is not needed).
+    The estimator of Cho and Garcia-Molina for last-modified dates ("Estimating frequency of
+    change", ACM TOIT 2003, section 6), for X changes detected in n revisits::
+
+        λ = (X - 1 - X / (n · ln(1 - X/n))) / T
+
+    where T sums, over the revisits, the time the page was *seen* not to change: the days
+    since its last change for a changed revisit, the whole interval for an unchanged one
+    (the likelihood of the observations is λ^X · e^(-λT), so X/T is the maximum-likelihood
+    estimate; the numerator corrects its bias, from X - 1 when every revisit found a change
+    to X when few did). With X = n = 1 the numerator is 0; the maximum-likelihood 1/T stands
+    in, since one change dated is still evidence of the rate. With X = 0 nothing is dated,
+    and ``estimate_rate`` (half a change over the span) stands in.
+    """
+    if not len(intervals) == len(changed) == len(since_change):
+        raise ValueError("one 'changed' flag and one 'since_change' per interval")
+    n = len(intervals)
+    detected = sum(bool(c) for c in changed)
+    if detected == 0:
+        return estimate_rate(intervals, changed)
+    exposure = 0.0
+    for gap, c, since in zip(intervals, changed, since_change, strict=True):
+        if not (0 < gap < math.inf):
+            raise ValueError("intervals must be finite and > 0 days")
+        if c and (since is None or not 0 <= since <= gap):
+            raise ValueError("a changed revisit needs the days since the last change, within its interval")
+        exposure += float(since) if c and since is not None else float(gap)
+    # HTTP dates have a resolution of one second: a change dated at the visit itself was
+    # seen unchanged for up to that long, and a T of 0 would give an infinite rate.
+    exposure = max(exposure, 1 / _DAY)
+    if detected == n:
+        if n == 1:
+            return estimate_rate(intervals, changed)
+        numerator = n - 1.0
+    else:
+        numerator = detected - 1 - detected / (n * math.log(1 - detected / n))
+    return numerator / exposure
+
+
 def _mle(tally: Counter[tuple[float, bool]]) -> float:
     unchanged = sum(gap * k for (gap, c), k in tally.items() if not c)
     seen = [(gap, k) for (gap, c), k in tally.items() if c]
@@ -199,14 +248,30 @@ class History:
 
     gaps: tuple[float, ...] = ()
     changed: tuple[bool, ...] = ()
+    # Per revisit, the days from the page's last change (its Last-Modified) to the visit,
+    # where the server said it; empty when it never did.
+    since_change: tuple[float | None, ...] = ()
+
+    @property
+    def dated(self) -> bool:
+        """Every revisit that found a change knows when the change was (Last-Modified)."""
+        return (len(self.since_change) == len(self.changed) and any(self.changed)
+                and all(s is not None for s, c in zip(self.since_change, self.changed, strict=True) if c))
+
+    @property
+    def dates_changes(self) -> bool:
+        """Its server said when the page changed, at least once (Last-Modified)."""
+        return any(s is not None for s in self.since_change)
 
     @property
     def saturated(self) -> bool:
-        """Every revisit found a change: the page changes at least as often as it was visited,
-        and how much more often, no estimate can tell."""
-        return bool(self.changed) and all(self.changed)
+        """Every revisit found a change and none says when: the page changes at least as
+        often as it was visited, and how much more often, no estimate can tell."""
+        return bool(self.changed) and all(self.changed) and not self.dated
 
     def rate(self) -> float:
+        if self.dated:
+            return estimate_rate_dated(self.gaps, self.changed, self.since_change)
         return estimate_rate(self.gaps, self.changed)
 
 
@@ -224,8 +289,10 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     both are visited weekly, and the optimal policy, which skips the first and keeps the
     second, cannot tell which is which. Probing stops at ``min_interval`` days (by default
     an eighth of the uniform interval, N/B/8): a page that changes more often than that is
-    one the optimal policy skips anyway. Probes take at most PROBE_SHARE of the budget;
-    the rest is shared by the policy.
+    one the optimal policy skips anyway. Probes take at most PROBE_SHARE of the budget of
+    the pages whose server does not date their changes (Last-Modified): a dated page's
+    rate is estimated without probes (``estimate_rate_dated``). The rest is shared by the
+    policy.
     """
     policy = Policy(policy)
     rates = np.array([h.rate() for h in histories], dtype=float)
@@ -234,8 +301,12 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     floor = len(histories) / budget / 8 if min_interval is None else min_interval
     probe = np.array([1 / floor if h.saturated and sum(g <= floor * 1.01 for g in h.gaps) < 2 else 0.0
                       for h in histories])
-    if probe.sum() > PROBE_SHARE * budget:
-        probe *= PROBE_SHARE * budget / probe.sum()
+    # A page whose server dates its changes needs no probe: its share of the budget is not
+    # spent on probing the others (with half the servers dating, probes at half the whole
+    # budget took it from the dated pages the policy had found worth visiting).
+    cap = PROBE_SHARE * budget * sum(not h.dates_changes for h in histories) / len(histories)
+    if probe.sum() > cap:
+        probe *= cap / probe.sum()
     # Every page keeps a visit at least every 8 uniform intervals: a rate estimated wrong
     # (or a page whose pace changed) is found out, where a rate of 0 would hide it for good.
     least = budget / len(histories) / 8
@@ -264,15 +335,30 @@ def revisit_order(visit_rate: Mapping[str, float], last_visit: Mapping[str, floa
 
 def history_of(visits: Sequence[Visit]) -> History:
     """A document's History from its visits in the store (in time order): the days between
-    two visits, and whether the later one found it changed (or back after it went)."""
+    two visits, whether the later one found it changed (or back after it went), and, where
+    its server sent Last-Modified, the days from that change to the visit.
+
+    A Last-Modified at or before the previous visit, on a page the fingerprints say changed
+    since, describes something else than the text (a template, a file the page is built
+    from); one within a minute of the visit (or after it) is most likely the server
+    stamping its response with the time it was made, as dynamic pages do, and would make
+    any page look as if it changed every second. Either way that revisit is undated, and
+    the page's rate comes from the changes alone, as if its server sent no dates.
+    """
     gaps: list[float] = []
     changed: list[bool] = []
+    since: list[float | None] = []
     for before, after in itertools.pairwise(visits):
         gap = (after.at - before.at).total_seconds() / _DAY
         if gap > 0:  # two visits in one instant (a retried commit) tell nothing
+            found = after.change in (Change.CHANGED, Change.NEW)
             gaps.append(gap)
-            changed.append(after.change in (Change.CHANGED, Change.NEW))
-    return History(tuple(gaps), tuple(changed))
+            changed.append(found)
+            modified = after.last_modified if found else None
+            dated = modified is not None and before.at < modified < after.at - _STAMPED
+            since.append((after.at - modified).total_seconds() / _DAY if dated and modified else None)
+    # No revisit dated: the same History as a server that never says (since_change empty).
+    return History(tuple(gaps), tuple(changed), tuple(since) if any(s is not None for s in since) else ())
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,9 @@ class Visit(Frozen):
     url: str  # the route's URL (a gone document's is all that is left of it)
     at: datetime  # UTC
     change: Change
+    # When the page last changed, as its server said (Last-Modified) with the document the
+    # visit stored; None for a visit that stored none (a 304, a gone page) or a server that did not say.
+    last_modified: datetime | None = None
 
 
 class Version(Frozen):

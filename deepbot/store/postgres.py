@@ -41,7 +41,9 @@ from deepbot.store.sqlite import (
     _row,
     _split_marks,
     _utc,
+    _visit,
     fingerprint_of,
+    last_modified_of,
 )
 from deepbot.store.sqlite import _SCHEMA as _SQLITE_SCHEMA
 from deepbot.store.sqlite import _document as sqlite_document
@@ -87,6 +89,8 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS documents_visits (
         seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL, url TEXT NOT NULL, at TEXT NOT NULL, change TEXT NOT NULL
     )""",
+    # The Last-Modified each visit's server sent; nullable, so added to a store of any age.
+    "ALTER TABLE documents_visits ADD COLUMN IF NOT EXISTS last_modified TEXT",
     "CREATE INDEX IF NOT EXISTS documents_visits_by_id ON documents_visits (id, seq)",
     "CREATE INDEX IF NOT EXISTS documents_visits_by_at ON documents_visits (at)",
     """CREATE TABLE IF NOT EXISTS documents_versions (
@@ -192,8 +196,9 @@ class PostgresDocumentStore(OnDatabase):
             conn.execute(_UPSERT, row)
             conn.execute("UPDATE documents SET fingerprint = %s, changed_at = %s WHERE route_key = %s",
                          (fingerprint, since, doc.route_key))
-            conn.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (%s, %s, %s, %s)",
-                         (doc.id, doc.url, at, change.value))
+            conn.execute("INSERT INTO documents_visits (id, url, at, change, last_modified)"
+                         " VALUES (%s, %s, %s, %s, %s)",
+                         (doc.id, doc.url, at, change.value, last_modified_of(doc)))
             return known is None
 
         return self._db.run(upsert)
@@ -244,10 +249,10 @@ class PostgresDocumentStore(OnDatabase):
             where.append("at >= %s")
             args.append(_utc(since))
         clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self._db.read(f"SELECT id, url, at, change FROM documents_visits{clause} ORDER BY at, seq",
-                             args)
-        for vid, url, vat, change in rows:
-            yield Visit(doc_id=vid, url=url, at=_parsed(vat), change=Change(change))
+        rows = self._db.read(f"SELECT id, url, at, change, last_modified FROM documents_visits{clause}"
+                             " ORDER BY at, seq", args)
+        for vid, url, vat, change, last_modified in rows:
+            yield _visit(vid, url, vat, change, last_modified)
 
     def versions(self, doc_id: str) -> list[Version]:
         rows = self._db.read("SELECT id, title, text, html, fingerprint, seen_at, until"

@@ -24,6 +24,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,11 @@ _MIGRATE_TO_2 = (
     "CREATE INDEX IF NOT EXISTS documents_versions_by_id ON documents_versions (id, seq)",
 )
 
+# The Last-Modified each visit's server sent (the change-rate estimator on last-modified
+# dates reads it). A nullable column added where missing, not a schema version: a DeepBot
+# that does not know it names its columns when it inserts, so it still reads and writes here.
+_VISIT_LAST_MODIFIED = "ALTER TABLE documents_visits ADD COLUMN last_modified TEXT"  # fixed-width UTC
+
 _FIELDS = (
     "id", "route_key", "url", "final_url", "title", "status", "content_type", "text", "summary", "html",
     "nseql", "via", "depth", "seed", "domain", "query", "form_url", "size", "fetched_at", "meta",
@@ -154,6 +160,23 @@ def _utc(at: datetime) -> str:
     if at.tzinfo is None:
         at = at.replace(tzinfo=UTC)
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def last_modified_of(doc: Document) -> str | None:
+    """The Last-Modified its server sent with ``doc`` (noted by the crawl), as stored: None
+    when there was none or it is no HTTP date."""
+    sent = doc.meta.get("last_modified")
+    if not isinstance(sent, str):
+        return None
+    try:
+        return _utc(parsedate_to_datetime(sent))
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _visit(doc_id: str, url: str, at: str, change: str, last_modified: str | None) -> Visit:
+    return Visit(doc_id=doc_id, url=url, at=_parsed(at), change=Change(change),
+                 last_modified=None if last_modified is None else _parsed(last_modified))
 
 
 def fingerprint_of(doc: Document) -> str:
@@ -217,6 +240,9 @@ class SqliteDocumentStore:
                     db.execute(statement)
                 db.execute("UPDATE documents_meta SET value = '2' WHERE name = 'schema'")
                 version = "2"
+            columns = {row[1] for row in db.execute("PRAGMA table_info(documents_visits)")}
+            if "last_modified" not in columns:
+                db.execute(_VISIT_LAST_MODIFIED)
         if version != SCHEMA_VERSION:
             raise StoreError(f"document store {name} has schema {version}, expected {SCHEMA_VERSION}")
 
@@ -255,8 +281,8 @@ class SqliteDocumentStore:
             db.execute(_UPSERT, row)
             db.execute("UPDATE documents SET fingerprint = ?, changed_at = ? WHERE route_key = ?",
                        (fingerprint, since, doc.route_key))
-            db.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (?, ?, ?, ?)",
-                       (doc.id, doc.url, at, change.value))
+            db.execute("INSERT INTO documents_visits (id, url, at, change, last_modified)"
+                       " VALUES (?, ?, ?, ?, ?)", (doc.id, doc.url, at, change.value, last_modified_of(doc)))
         return known is None
 
     def _keep_version(self, db: sqlite3.Connection, row: sqlite3.Row, until: str) -> None:
@@ -295,10 +321,10 @@ class SqliteDocumentStore:
             where.append("at >= ?")
             args.append(_utc(since))
         clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self._read(f"SELECT id, url, at, change FROM documents_visits{clause} ORDER BY at, seq",
-                          tuple(args))
+        rows = self._read(f"SELECT id, url, at, change, last_modified FROM documents_visits{clause}"
+                          " ORDER BY at, seq", tuple(args))
         for row in rows:
-            yield Visit(doc_id=row["id"], url=row["url"], at=_parsed(row["at"]), change=Change(row["change"]))
+            yield _visit(row["id"], row["url"], row["at"], row["change"], row["last_modified"])
 
     def versions(self, doc_id: str) -> list[Version]:
         rows = self._read("SELECT * FROM documents_versions WHERE id = ? ORDER BY seq DESC", (doc_id,))

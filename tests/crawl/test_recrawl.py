@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,10 @@ from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 from deepbot.crawl.recrawl import RecrawlReport, recrawl
 from deepbot.frontier import SqliteRouteStore
+from deepbot.policy.revisit import history_of
 from deepbot.store import Change, SqliteDocumentStore
 from fixtures.server import FixtureServer
-from fixtures.sites.archive import PAGES, Archive
+from fixtures.sites.archive import LAST_MODIFIED, PAGES, Archive
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300), pytest.mark.xdist_group("recrawl")]
 
@@ -89,6 +91,20 @@ def test_the_store_keeps_the_history(recrawled: Recrawled) -> None:
         assert changes == [Change.NEW, Change.CHANGED]
         gone = {v.url for v in store.visits() if v.change is Change.GONE}
         assert gone == {url("/archive/book/2"), url("/archive/page/3")}
+
+
+def test_the_visits_record_the_last_modified_the_server_sent(recrawled: Recrawled) -> None:
+    url = recrawled.site.url
+    sent = parsedate_to_datetime(LAST_MODIFIED)
+    with SqliteDocumentStore(recrawled.store, create=False) as store:
+        by_url = {v.url: v.doc_id for v in store.visits()}
+        news = list(store.visits(doc_id=by_url[url("/archive/news")]))[:2]
+        assert [(v.change, v.last_modified) for v in news] == [(Change.NEW, sent), (Change.CHANGED, sent)]
+        clock = list(store.visits(doc_id=by_url[url("/archive/clock")]))  # sends no validators
+        assert clock and all(v.last_modified is None for v in clock)
+    # The archive's Last-Modified stays put while the news changed: it dates no change, so
+    # the news page's rate comes from the changes alone.
+    assert history_of(news).since_change == ()
 
 
 def test_a_recrawl_of_the_unchanged_site_reports_nothing_and_skips_the_browser_where_it_can(

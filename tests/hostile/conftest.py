@@ -66,12 +66,17 @@ def redirect(location: str) -> Answer:
 def html(body: str, *, head: str = "", hits: list[float] | None = None) -> Answer:
     """An HTML page; the time of each request for it is appended to ``hits``, if given."""
     data = f"<!doctype html><html><head>{head}<title>t</title></head><body>{body}</body></html>".encode()
+    return served(data, "text/html", hits=hits)
+
+
+def served(data: bytes, ctype: str, *, hits: list[float] | None = None) -> Answer:
+    """``data`` as ``ctype``; the time of each request for it is appended to ``hits``, if given."""
 
     def answer(handler: BaseHTTPRequestHandler) -> None:
         if hits is not None:
             hits.append(time.monotonic())
         handler.send_response(200)
-        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Type", ctype)
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)

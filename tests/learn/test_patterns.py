@@ -8,7 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepbot.learn.patterns import alike, group_urls, levels, navigation_patterns, token_regex, url_pattern
+from deepbot.learn.patterns import (
+    alike,
+    backward,
+    group_urls,
+    levels,
+    navigation_patterns,
+    pager_numbers,
+    skippable,
+    token_regex,
+    url_pattern,
+)
 
 
 def test_a_url_is_cut_into_origin_segments_and_query() -> None:
@@ -97,3 +107,35 @@ def test_a_pager_is_one_repeating_level_that_may_be_skipped() -> None:
     # Hubs one level apart from each other are not a pager: different sections stay levels.
     hubs, = navigation_patterns([["http://x.com/teams/", "http://x.com/team/bra", "http://x.com/p/1"]])
     assert hubs.repeats == frozenset() and len(hubs.levels) == 3
+
+
+def test_a_listing_whose_later_pages_have_another_shape_is_one_pattern_its_pager_skippable() -> None:
+    # A month's archive: its first page /archive/2026/09/, its second /archive/2026/09/page/2/.
+    # Two path shapes; neither alone reaches the other's stories.
+    site = "http://x.com/daily/"
+    first = [[f"{site}archive/2026/{m:02d}/", f"{site}2026/{m:02d}/{d:02d}/story-{m}{d}"]
+             for m in (9, 10) for d in (1, 3)]
+    later = [[f"{site}archive/2026/{m:02d}/", f"{site}archive/2026/{m:02d}/page/2/",
+              f"{site}2026/{m:02d}/{d:02d}/story-{m}{d}"] for m in (9, 10) for d in (21, 23)]
+    short, = navigation_patterns(first)
+    long, = navigation_patterns(later)
+    assert not any(long.reaches(p) for p in first)
+    merged, = skippable([short, long])
+    assert merged.repeats == {1}
+    assert all(merged.reaches(p) for p in first + later)
+    # the pager's number is any number: page 3 comes when the month has more stories
+    assert merged.next_level(1, f"{site}archive/2026/10/page/3/") == 1
+
+
+def test_a_pager_link_back_is_told_from_one_forward() -> None:
+    assert backward("http://x.com/g/jazz/?page=2", "http://x.com/g/jazz/?page=1")
+    assert backward("http://x.com/q/page/3/", "http://x.com/q/page/2/")
+    assert not backward("http://x.com/q/page/3/", "http://x.com/q/page/4/")
+    assert not backward("http://x.com/q/page/3/", "http://x.com/r/page/2/")  # two levels differ
+    assert not backward("http://x.com/q/page/3/", "http://x.com/q/page/2/x")
+
+
+def test_a_repeating_level_generalises_its_numbers_but_not_the_origin() -> None:
+    level = (r"http://127\.0\.0\.1:8080/g/[a-z]+/\?page=2",)
+    assert pager_numbers((level,), frozenset({0})) == ((r"http://127\.0\.0\.1:8080/g/[a-z]+/\?page=[0-9]+",),)
+    assert pager_numbers((level,), frozenset()) == (level,)

@@ -251,3 +251,20 @@ def test_the_per_host_delay_holds_across_workers(site: TimedServer, reference: R
     # own visits only would meet the server about every half second, at times together.
     assert min(gaps) >= 0.3, gaps
     assert statistics.median(gaps) >= 0.9, gaps
+
+
+def test_max_pages_holds_for_the_whole_crawl(site: FixtureServer, shared: str, tmp_path: Path) -> None:
+    """max_pages is the crawl's, not each worker's: two processes of two tabs each stop at the
+    routes done over the whole crawl, passing it by no more than the visits already in flight."""
+    limited = tmp_path / "limited.yaml"
+    limited.write_text("lease_ttl: 30\nworkers: 2\nmax_pages: 6\n")
+    ended = _finish(_start_crawl(site, limited, shared, 2))
+    assert [code for code, _ in ended] == [0, 0], ended
+    with psycopg.connect(shared) as conn:
+        done = conn.execute("SELECT count(*) FROM routes WHERE state = 2").fetchone()
+        left = conn.execute("SELECT count(*) FROM routes WHERE state = 0").fetchone()
+    assert done is not None and left is not None
+    # Each of the 4 tabs checks the budget before it leases: at worst all 4 pass it at once
+    # with 5 routes done or in flight (each worker alone would have taken 6).
+    assert 6 <= done[0] <= 6 + 3, done
+    assert left[0] > 0  # the crawl had more to do: the budget stopped it

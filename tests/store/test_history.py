@@ -102,3 +102,30 @@ def test_a_schema_1_store_opens_upgraded_and_keeps_its_documents(tmp_path: Path)
         db.execute("UPDATE documents_meta SET value = '3' WHERE name = 'schema'")  # a later DeepBot's
     with pytest.raises(StoreError, match="schema 3"):
         SqliteDocumentStore(path)
+
+
+def test_a_visit_records_the_last_modified_its_server_sent(store: DocumentStore) -> None:
+    sent = {"last_modified": "Mon, 02 Nov 2026 09:00:00 GMT"}
+    doc = make_doc("/a", "A", "first", fetched_at=_at(0), meta=sent)
+    store.upsert(doc)
+    store.upsert(make_doc("/a", "A", "second", fetched_at=_at(1), meta={"last_modified": "not a date"}))
+    store.mark(doc.id, Change.UNCHANGED, _at(2))  # a 304 stores no document, so no date
+    store.upsert(make_doc("/b", "B", "no validators", fetched_at=_at(0)))
+    assert [(v.change, v.last_modified) for v in store.visits(doc_id=doc.id)] == [
+        (Change.NEW, datetime(2026, 11, 2, 9, 0, tzinfo=UTC)), (Change.CHANGED, None),
+        (Change.UNCHANGED, None)]
+    assert [v.last_modified for v in store.visits() if v.url.endswith("/b")] == [None]
+
+
+def test_a_schema_2_store_gains_the_visits_last_modified(tmp_path: Path) -> None:
+    path = tmp_path / "two.sqlite"
+    with SqliteDocumentStore(path) as store:
+        store.upsert(make_doc("/a", "A", "before", fetched_at=_at(0)))
+    with sqlite3.connect(path) as db:  # as schema 2 wrote it, before visits had the column
+        db.execute("ALTER TABLE documents_visits DROP COLUMN last_modified")
+    with SqliteDocumentStore(path) as store:
+        store.upsert(make_doc("/a", "A", "after", fetched_at=_at(1),
+                              meta={"last_modified": "Tue, 30 Apr 2024 08:00:00 GMT"}))
+        assert [v.last_modified for v in store.visits()] == [None, datetime(2024, 4, 30, 8, tzinfo=UTC)]
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM documents_meta WHERE name = 'schema'").fetchone() == ("2",)
