@@ -48,6 +48,9 @@ CALENDAR_CHAIN = "calendar-like chain"
 CALENDAR_TURN = "calendar-like chain turned"
 # The reason a select that sends its form is not followed inside a query's results.
 FILTERS = "filters of results"
+# The reason a results pager's way back to its first page is not followed: that page is
+# the form's answer, which the query's route fetched.
+FIRST_PAGE = "back to the first page of results"
 # The reason a link of a query's results page to the same results in another order or
 # page size is not followed (a column header's "sort by title", "50 per page").
 REORDERED = "results reordered"
@@ -263,6 +266,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if is_logout(url, text):
             out.skip("log out")
             continue
+        if in_results and _BACK.match(" ".join(text.split()).strip()) and _first_page(url):
+            out.skip(FIRST_PAGE)  # the form's own answer: fetched already
+            continue
         paging = _pages_results(text) and (numbers_page or not text.strip().isdigit())
         via = Via.NEXT if in_results and paging else Via.LINK
         if in_results and via is Via.LINK and reorders(page_url, url):
@@ -290,7 +296,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
         for script in scripts:
-            via = Via.NEXT if in_results and _pages_results(script.text) else Via.SCRIPT
+            # Not its way back: a page shown in place has no URL to tell it was fetched.
+            via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
             if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
             if script.kind == "submit" and not (via is Via.NEXT and says_next(script.text)):
@@ -320,6 +327,12 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                 seen.add(child.key)
                 out.routes.append(child)
     return out
+
+
+def _first_page(url: str) -> bool:
+    """Whether ``url`` names a listing's first page: no page number, or 0 or 1."""
+    pages = [value for name, value in parse_qsl(urlsplit(url).query) if PAGE_PARAM.match(name)]
+    return all(value in ("", "0", "1") for value in pages)
 
 
 def reorders(page_url: str, url: str) -> bool:

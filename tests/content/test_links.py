@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.content.links import FILTERS, Scope, is_pager, link_route, obtain_links
+from deepbot.content.links import FILTERS, FIRST_PAGE, Scope, is_pager, link_route, obtain_links
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
 from deepbot.routes.sequences import navigate_step
 
@@ -328,9 +328,13 @@ def test_a_results_pagers_way_back_is_the_querys_too() -> None:
     # A pager showing a window of numbers (Flask-Admin's) may reach a page first by "‹":
     # queued as a plain link, it would have been a record of the query, not its results.
     answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
-    back = [(SEED + "?page=1", "‹"), (SEED + "?page=2", "« Previous"), (SEED + "?page=3", "Zurück")]
-    got = obtain_links(answer, SEED + "?page=4", back, [], None, Scope.build([SEED]), max_depth=3).routes
+    back = [(SEED + "?page=2", "‹"), (SEED + "?page=3", "« Previous"), (SEED + "?page=4", "Zurück")]
+    got = obtain_links(answer, SEED + "?page=5", back, [], None, Scope.build([SEED]), max_depth=3).routes
     assert {r.via for r in got} == {Via.NEXT}
+    # Back to the first page is back to the form's answer, which the query fetched.
+    first = obtain_links(answer, SEED + "?page=2", [(SEED + "?page=1", "‹ Prev"), (SEED, "«")], [], None,
+                         Scope.build([SEED]), max_depth=3)
+    assert first.routes == [] and first.skipped == {FIRST_PAGE: 2}
     # Outside results, "‹" is a link as any other (a carousel's is no pager).
     assert {r.via for r in obtain_links(_parent(), SEED, back, [], None, Scope.build([SEED]),
                                         max_depth=3).routes} == {Via.LINK}
