@@ -36,7 +36,10 @@ routes on, by domain), the query routes it ran, **recall** (the records the quer
 return that the crawl stored, by any route, over all of them), **recall via forms** (those
 of them that a query's stored results pages, its answer and its pager's pages, link to),
 **precision** (of the stored records that a query's results pages link to, the share that
-query should return), pages fetched per wanted record stored, and the crawl's wall time.
+query should return), pages fetched per wanted record stored, pages fetched against what a
+script written for the app fetches for the same records (each query's results pages at the
+app's default page size, then each wanted record once: issue 35's goal is at most 2×), and
+the crawl's wall time.
 The results pages are read for what they list because DeepBot stores a page reached two
 ways once, under its first route: a record the link crawl queued first carries no query.
 ``--keep DIR`` keeps each crawl's store, for ``deepbot status`` and
@@ -163,6 +166,9 @@ class Prepared:
     record_of: Callable[[SplitResult], str | None]  # a stored page's URL -> its record, if it is one
     truth: dict[str, set[str]]  # _query_key(query) -> the records that query should return
     records: int  # records in the app
+    # Results a query's page lists (the app's default), for what a hand-written script
+    # fetches: each query's results pages, then each wanted record once. None: one page.
+    page_size: int | None
     cwd: Path | None = None
     ready: str = "/"  # a path that answers once the server is up
 
@@ -258,7 +264,8 @@ def prepare_datasette(work: Path, queries: list[Query], port: int) -> Prepared:
     return Prepared(
         command=lambda port: [sys.executable, "-m", "datasette", "serve", str(db_path), "--host", "127.0.0.1",
                               "--port", str(port)],
-        home="/", record_of=record_of, truth=truth, records=len(rows), ready="/-/versions.json")
+        home="/", record_of=record_of, truth=truth, records=len(rows), ready="/-/versions.json",
+        page_size=100)  # Datasette's default_page_size
 
 
 # Sphinx ------------------------------------------------------------------------------------
@@ -329,7 +336,8 @@ def prepare_sphinx(work: Path, queries: list[Query], port: int) -> Prepared:
     return Prepared(
         command=lambda port: [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
                               "--directory", str(out)],
-        home="/", record_of=record_of, truth=truth, records=len(pages), ready="/index.html")
+        home="/", record_of=record_of, truth=truth, records=len(pages), ready="/index.html",
+        page_size=None)  # searchtools.js lists every result on the search page
 
 
 # Roundup -----------------------------------------------------------------------------------
@@ -398,7 +406,8 @@ def prepare_roundup(work: Path, queries: list[Query], port: int) -> Prepared:
     return Prepared(
         command=lambda port: [sys.executable, "-m", "roundup.scripts.roundup_server", *as_user,
                               "-n", "127.0.0.1", "-p", str(port), f"tracker={tracker}"],
-        home="/tracker/", record_of=record_of, truth=truth, records=len(issues), ready="/tracker/")
+        home="/tracker/", record_of=record_of, truth=truth, records=len(issues), ready="/tracker/",
+        page_size=50)  # the classic template's index: @pagesize=50
 
 
 # Flask-Admin -------------------------------------------------------------------------------
@@ -458,7 +467,8 @@ def prepare_flask_admin(work: Path, queries: list[Query], port: int) -> Prepared
 
     return Prepared(
         command=lambda port: [sys.executable, str(work / "library_admin.py"), str(db_path), str(port)],
-        home="/", record_of=record_of, truth=truth, records=len(rows), ready="/admin/")
+        home="/", record_of=record_of, truth=truth, records=len(rows), ready="/admin/",
+        page_size=20)  # ModelView.page_size
 
 
 # -- crawling and scoring --------------------------------------------------------------------
@@ -504,6 +514,7 @@ class Score:
     matching: int = 0  # of those, the ones the query should return
     stored_under_query: int = 0  # record documents that carry the query they were reached under
     fetched: int = 0
+    script: int = 0  # pages a hand-written script fetches for the same records (Prepared.page_size)
     stored: int = 0
     wall_s: float = 0.0
     timed_out: bool = False
@@ -520,6 +531,8 @@ class Score:
             "reached_via_forms": self.reached, "precision": _ratio(self.matching, self.reached),
             "stored_under_query": self.stored_under_query, "fetched": self.fetched, "stored": self.stored,
             "pages_per_record": round(self.fetched / self.found, 2) if self.found else None,
+            "script_pages": self.script,
+            "times_script": round(self.fetched / self.script, 2) if self.script else None,
             "wall_s": round(self.wall_s, 1), "timed_out": self.timed_out, "per_query": self.per_query,
         }
 
@@ -591,6 +604,7 @@ def score(app: App, prepared: Prepared, store: Path, output: str, wall: float) -
         db.close()
     wanted = set().union(*prepared.truth.values()) if prepared.truth else set()
     result.truth, result.found = len(wanted), len(wanted & stored)
+    result.script = script_pages(prepared)
     via_forms: set[str] = set()
     for asked, records in listed.items():
         reached = records & stored
@@ -604,6 +618,15 @@ def score(app: App, prepared: Prepared, store: Path, output: str, wall: float) -
                                    "listed_in_its_results": len(records & listed.get(asked, set())),
                                    "listed_not_wanted": len(listed.get(asked, set()) - records)}
     return result
+
+
+def script_pages(prepared: Prepared) -> int:
+    """What a script written for the app fetches to get every wanted record: each query's
+    results pages (its answer and its pager's), then each wanted record once."""
+    size = prepared.page_size
+    answers = sum(1 if size is None else max(1, -(-len(records) // size))
+                  for records in prepared.truth.values())
+    return answers + len(set().union(*prepared.truth.values()) if prepared.truth else ())
 
 
 def domain_queries(path: Path) -> list[Query]:
@@ -647,17 +670,18 @@ def print_table(rows: Sequence[dict[str, Any]]) -> None:
         return "—" if value is None else f"{value:.0%}"
 
     print("| app | relevant forms | query routes run | records wanted | found (via forms) | recall |"
-          " recall via forms | precision | pages fetched | pages / record | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          " recall via forms | precision | pages fetched | pages / record | × a script's | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "skipped" in r:
-            print(f"| {r['app']} | skipped: {r['skipped']} |" + " |" * 9)
+            print(f"| {r['app']} | skipped: {r['skipped']} |" + " |" * 10)
             continue
         print(f"| {r['app']} | {r['relevant_forms']} | {r['queries_run']} of {r['query_routes']} |"
               f" {r['truth']} of {r['records']} | {r['found']} ({r['found_via_forms']}) |"
               f" {pct(r['recall'])} |"
               f" {pct(r['recall_via_forms'])} | {pct(r['precision'])} of {r['reached_via_forms']} |"
               f" {r['fetched']} | {r['pages_per_record'] or '—'} |"
+              f" {r['times_script'] or '—'} ({r['script_pages']}) |"
               f" {r['wall_s']}{' (stopped at the time bound)' if r['timed_out'] else ''} |")
     for r in rows:
         if "skipped" in r:

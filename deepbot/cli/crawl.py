@@ -18,12 +18,26 @@ _FLAGS = ("seed", "domain", "depth", "workers", "max_pages", "max_result_pages",
           "exclude",
           "store", "keywords", "user_agent", "min_delay", "per_host_concurrency", "give_up_after", "session",
           "topic", "like", "learn_from", "max_scrolls", "scroll_time", "max_calendar_steps", "scope",
-          "allow_origin", "proxy", "block_private", "pattern", "max_body_mb", "max_self_navigations")
+          "allow_origin", "proxy", "block_private", "pattern", "max_body_mb", "max_self_navigations",
+          "explore_after_form")
 
 
 # Flags whose config key is spelled otherwise; the two booleans set their key to false.
 _KEYS = {"seed": "seeds", "domain": "domains", "ignore_robots": "obey_robots", "headed": "headless",
          "allow_origin": "allow_origins"}
+
+
+_ALL = "all"
+
+
+def _count_or_all(text: str) -> int | str:
+    """A count, or 'all' (no bound: the config's null)."""
+    if text.strip().lower() == _ALL:
+        return _ALL
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'all', not {text!r}") from None
 
 
 def register(sub: Any) -> None:
@@ -45,6 +59,8 @@ def register(sub: Any) -> None:
     p.add_argument("--max-result-pages", type=int, metavar="N", help=describe("max_result_pages"))
     p.add_argument("--max-calendar-steps", type=int, metavar="N", help=describe("max_calendar_steps"))
     p.add_argument("--max-options", type=int, metavar="N", help=describe("max_options"))
+    p.add_argument("--explore-after-form", type=_count_or_all, metavar="N|all",
+                   help=describe("explore_after_form") + " 'all': no such bound.")
     p.add_argument("--max-scrolls", type=int, metavar="N", help=describe("max_scrolls"))
     p.add_argument("--scroll-time", type=float, metavar="SECONDS", help=describe("scroll_time"))
     p.add_argument("--include", action="append", metavar="REGEX", help=describe("include") + " Repeatable.")
@@ -104,7 +120,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         if value is None:
             continue
         key = _KEYS.get(flag, flag)
-        values[key] = tuple(value) if isinstance(value, list) else value
+        values[key] = tuple(value) if isinstance(value, list) else None if value == _ALL else value
     if args.ignore_robots:
         values["obey_robots"] = False
     if args.obey_meta_robots:

@@ -76,6 +76,13 @@ class CrawlConfig(BaseModel):
     max_calendar_steps: int | None = Field(
         10, ge=0, description="Links in a row that only move a number or a date in the URL, "
         "such as a calendar's 'next month', followed at most.")
+    # With a domain, the link crawl is there to find forms: once a host gave one, it is
+    # explored this much further (crawl.discovery), so the queries' records do not come
+    # with every other page of the site.
+    explore_after_form: int | None = Field(
+        30, ge=0, description="With a domain: pages of a host's link crawl fetched after the last "
+        "new relevant form found there, before its other links are dropped (the queries' "
+        "results and records are not counted); null: explore by depth alone.")
     include: tuple[Regex, ...] = Field(
         (), description="Regular expressions: when given, a URL must match one to be followed.")
     exclude: tuple[Regex, ...] = Field(

@@ -11,12 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from deepbot.content.postprocess import ProcessContext
 from deepbot.content.scope import Scope
 from deepbot.content.traps import RESULTS, Chain, chain_step
-from deepbot.routes import Route, ScriptElement, Via, canonical_url, page_identity, query_identity, route_key
+from deepbot.routes import (
+    ORDERING_PARAM,
+    PAGE_PARAM,
+    Route,
+    ScriptElement,
+    Via,
+    canonical_url,
+    page_identity,
+    query_identity,
+    route_key,
+)
 from deepbot.routes.sequences import append_steps, click_step, navigate_step, select_step
 
 
@@ -37,14 +48,26 @@ CALENDAR_CHAIN = "calendar-like chain"
 CALENDAR_TURN = "calendar-like chain turned"
 # The reason a select that sends its form is not followed inside a query's results.
 FILTERS = "filters of results"
+# The reason a results pager's way back to its first page is not followed: that page is
+# the form's answer, which the query's route fetched.
+FIRST_PAGE = "back to the first page of results"
+# The reason a link of a query's results page to the same results in another order or
+# page size is not followed (a column header's "sort by title", "50 per page").
+REORDERED = "results reordered"
 
 # The texts of pagination controls: "Next »", "2", "›", "More results"…, and "Next" in the
 # languages whose consent banners and logout links DeepBot reads too ("Weiter »", "Page
 # suivante", "Siguiente", "Successiva", "Volgende", "Nästa sida", "Następna", "Próxima").
 _NEXT = (r"more results.*|older.*|(?:(?:page|pagina|página) )?(?:next|weiter|n[äa]chste|suivante?"
          r"|siguientes?|successiv[ao]|avanti|volgende|n[äa]sta|nast[eę]pna|dalej|pr[óo]xim[ao]|seguinte)\b.*")
+# A pager's way back ("‹ Previous"): the pages it leads to are the query's too. A pager
+# that shows a window of page numbers may reach a page first that way, and a page queued
+# as a plain link is a record of the query, whose own records are not (content.links).
+_PREVIOUS = (r"[«‹<←]+|(?:[«‹<←] ?)?(?:prev|previous|zurück|vorherige|précédente?|anterior(?:es)?"
+             r"|precedente|vorige|föregående|poprzednia|poprzednie)\b.*")
 _PAGER = re.compile(rf"^(?:\d{{1,4}}|[»›>]+|(?:page|seite|pagina|página|sida|strona) \d{{1,4}}|{_NEXT})$",
                     re.I)
+_BACK = re.compile(rf"^(?:{_PREVIOUS})$", re.I)
 # A form's submit button pages results only when it says so in words: a search box's
 # button may read "»" or "2" (its own submit, on every page, results or not).
 _SAYS_NEXT = re.compile(rf"^(?:{_NEXT})$", re.I)
@@ -52,6 +75,12 @@ _SAYS_NEXT = re.compile(rf"^(?:{_NEXT})$", re.I)
 
 def is_pager(text: str) -> bool:
     return bool(_PAGER.match(" ".join(text.split()).strip()))
+
+
+def _pages_results(text: str) -> bool:
+    """A control of a query's results that leads to another page of them, back or on."""
+    text = " ".join(text.split()).strip()
+    return bool(_PAGER.match(text) or _BACK.match(text))
 
 
 def says_next(text: str) -> bool:
@@ -117,7 +146,7 @@ def _link_route(parent: Route, url: str, key: str, session: str | None, via: Via
     depth = parent.depth if via is Via.NEXT else parent.depth + 1
     return Route(key=key, url=url, via=via, depth=depth, priority=priority, hint=hint,
                  seed=parent.seed, steps=steps, program=program, session=session, parent=parent.key,
-                 domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
+                 **_harvest(parent, via), page=_page(parent, via),
                  chain=chain.steps if chain else 0, chain_axis=chain.axis if chain else -1)
 
 
@@ -132,6 +161,15 @@ def _shows_results(route: Route) -> bool:
     if route.via is Via.FORM:
         return True
     return route.via is Via.NEXT and (route.chain_axis == RESULTS or route.chain_axis is None)
+
+
+def _harvest(parent: Route, via: Via) -> dict[str, Any]:
+    """The query a child's page answers (Route.domain, query, form_url): a query's harvest is
+    its results (its answer, the pages along its pager) and what they link to, the records.
+    A record's own links are the link crawl again (crawl.discovery bounds it)."""
+    if via is Via.NEXT or _shows_results(parent):
+        return {"domain": parent.domain, "query": parent.query, "form_url": parent.form_url}
+    return {}
 
 
 def _page(parent: Route, via: Via) -> int:
@@ -165,8 +203,7 @@ def script_route(parent: Route, page: str, page_url: str, script: ScriptElement,
         priority=priority, hint=hint,
         seed=parent.seed, steps=append_steps(parent.steps, action),
         program=append_steps(parent.program, action), session=parent.session, parent=parent.key,
-        domain=parent.domain, query=parent.query, form_url=parent.form_url, page=_page(parent, via),
-        chain=chain.steps, chain_axis=chain.axis,
+        **_harvest(parent, via), page=_page(parent, via), chain=chain.steps, chain_axis=chain.axis,
     )
 
 
@@ -178,7 +215,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
                  max_result_pages: int | None = None, max_calendar_steps: int | None = None) -> ObtainedLinks:
     """Child routes of a page: ``links`` are (url, text) pairs, ``scripts`` what to act on.
 
-    Inside a query's results (the parent carries a domain), controls that read like
+    Inside a query's results (the form's answer, a page along its pager), controls that read like
     pagination become ``via=NEXT`` routes. Elsewhere, a pager of buttons (two or more
     controls that read like one: an app's "1 2 3 Next ›" that renders pages in place) is
     clicked like any script element, one level deeper each time, so the depth bounds
@@ -209,7 +246,9 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         return hint(url) if hint is not None else None
 
     out = ObtainedLinks()
-    in_results = parent.domain is not None
+    # A query's results page: its pager is the query's. A record it lists carries the query
+    # too (Route.domain), but its own "Next" is the next record, or another listing's.
+    in_results = _shows_results(parent)
     at_limit = parent.depth >= max_depth
     last_page = max_result_pages is not None and parent.page >= max_result_pages
     # The results of a query (the form's answer, the pages along its pager) page by their
@@ -217,6 +256,8 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     results_page = _shows_results(parent)
     here = canonical_url(page_url)
     seen: set[str] = set()
+    links = list(links)
+    numbers_page = in_results and _numbers_are_pages(text for _, text in links)
     for url, text in links:
         decision = scope.decide(url)
         if not decision.keep:
@@ -225,7 +266,14 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         if is_logout(url, text):
             out.skip("log out")
             continue
-        via = Via.NEXT if in_results and is_pager(text) else Via.LINK
+        if in_results and _BACK.match(" ".join(text.split()).strip()) and _first_page(url):
+            out.skip(FIRST_PAGE)  # the form's own answer: fetched already
+            continue
+        paging = _pages_results(text) and (numbers_page or not text.strip().isdigit())
+        via = Via.NEXT if in_results and paging else Via.LINK
+        if in_results and via is Via.LINK and reorders(page_url, url):
+            out.skip(REORDERED)
+            continue
         if at_limit and via is not Via.NEXT:
             out.skip("depth")
             continue
@@ -248,6 +296,7 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
         scripts = list(scripts)
         pager = _pager_buttons(scripts) if not in_results else {}
         for script in scripts:
+            # Not its way back: a page shown in place has no URL to tell it was fetched.
             via = Via.NEXT if in_results and is_pager(script.text) else Via.SCRIPT
             if script.kind == "control" and via is not Via.NEXT and script.selector not in pager:
                 continue  # any other button a page has: not worth a route
@@ -280,6 +329,35 @@ def obtain_links(parent: Route, page_url: str, links: Iterable[tuple[str, str]],
     return out
 
 
+def _first_page(url: str) -> bool:
+    """Whether ``url`` names a listing's first page: no page number, or 0 or 1."""
+    pages = [value for name, value in parse_qsl(urlsplit(url).query) if PAGE_PARAM.match(name)]
+    return all(value in ("", "0", "1") for value in pages)
+
+
+def reorders(page_url: str, url: str) -> bool:
+    """Whether ``url`` shows ``page_url``'s listing in another order or page size: the same
+    path, and the parameters it adds or changes order or size it (its page may change too)."""
+    here, there = urlsplit(page_url), urlsplit(url)
+    if (here.netloc, here.path) != (there.netloc, there.path):
+        return False
+    before, after = dict(parse_qsl(here.query)), dict(parse_qsl(there.query))
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    ordering = {k for k in changed if ORDERING_PARAM.match(k)}
+    return bool(ordering) and all(ORDERING_PARAM.match(k) or PAGE_PARAM.match(k) for k in changed)
+
+
+# A pager shows a few page numbers ("1 2 3 … 10", "… 48 49 50 51 52 …"); a page whose links
+# read as more numbers than this lists things by number (a table's row ids, a year's days).
+_PAGE_NUMBERS_AT_MOST = 20
+
+
+def _numbers_are_pages(texts: Iterable[str]) -> bool:
+    """Whether a results page's links that read as a bare number may be its pager's."""
+    numbers = {text.strip() for text in texts if text.strip().isdigit()}
+    return len(numbers) <= _PAGE_NUMBERS_AT_MOST
+
+
 def _script_key(via: Via, page_url: str, known_by: str, script: ScriptElement) -> str:
     """The key of a script route known by something other than its page: a pager's
     numbered page (its number says what it shows), a filter's form with the option
@@ -310,8 +388,11 @@ class ObtainLinks:
     def __init__(self, scope: Scope, max_depth: int, *, follow_nofollow: bool = True,
                  skipped: dict[str, int] | None = None, known: Container[str] = frozenset(),
                  max_result_pages: int | None = None,
-                 max_calendar_steps: int | None = None):
+                 max_calendar_steps: int | None = None, answers: set[str] | None = None):
         self.scope = scope
+        # Keys of the links a query's results list, queued by this page or before it by the
+        # link crawl: what a domain crawl fetches however far it explored (crawl.discovery).
+        self.answers = answers
         self.max_result_pages = max_result_pages
         self.max_calendar_steps = max_calendar_steps
         self.known = known  # route keys already in the frontier
@@ -337,3 +418,5 @@ class ObtainLinks:
         for reason, count in obtained.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + count
         ctx.routes.extend(obtained.routes)
+        if self.answers is not None and _shows_results(ctx.route):
+            self.answers.update(route_key(Via.LINK, canonical_url(url)) for url, _ in links)

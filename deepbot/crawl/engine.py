@@ -34,6 +34,7 @@ from deepbot.content import (
 from deepbot.content.fingerprint import FingerprintProcessor
 from deepbot.content.links import ObtainLinks
 from deepbot.content.scope import Scope
+from deepbot.crawl.discovery import EXPLORED, Discovery
 from deepbot.crawl.politeness import HostSlot, HostTurns, Politeness, host_key
 from deepbot.crawl.robots import RobotsCache, UrllibFetcher
 from deepbot.crawl.sessions import CrawlSession, load_session
@@ -113,11 +114,13 @@ class Crawler:
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
+        self.discovery = Discovery(config.explore_after_form if config.domains else None)
         self.policy = LinkPolicy(topic=config.topic, threshold=config.topic_threshold, like=config.like)
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
                                  follow_nofollow=not config.obey_meta_robots,
                                  max_result_pages=config.max_result_pages,
-                                 max_calendar_steps=config.max_calendar_steps)
+                                 max_calendar_steps=config.max_calendar_steps,
+                                 answers=self.discovery.answers)
         domains = [load_domain(path) for path in config.domains]
         self.forms = FormQueries(domains, max_options=config.max_options)
         self._processors = processors
@@ -329,6 +332,10 @@ class Crawler:
         if self.politeness.refusing(route.url) or self.session.ended(route.url):
             self._park(lease)
             return None
+        if self.discovery.spent(route):
+            self.frontier.ack_done(lease)  # dropped: its host's forms are found (crawl.discovery)
+            self.stats.skipped[EXPLORED] += 1
+            return None
         guarded = self._guarded.get(_form_of(route)) if route.via is Via.FORM else None
         if guarded is not None:  # its form showed a CAPTCHA to another query: this one would meet it too
             self._fail(lease, CaptchaShown(guarded))
@@ -414,6 +421,7 @@ class Crawler:
         return bool((await self.robots.allowed(route.url)).allowed)
 
     def _commit(self, lease: Lease, outcome: _Outcome) -> Document | None:
+        self.discovery.visited(lease.route, outcome.children)
         if outcome.children:
             added = self.frontier.push(outcome.children)
             if added:

@@ -372,6 +372,9 @@ async (given) => {
           const inForm = a.closest("form");
           const full = inForm ? controls >= opts.maxScripts : out.scripts.length - controls >= opts.maxScripts;
           if (inShadow || full || seenScript.has(a)) continue;
+          // A pager's disabled item ("»" on the last page) and its current page do nothing:
+          // Bootstrap gives them pointer-events: none, so a click would only wait and fail.
+          if (a.closest(".disabled, [aria-disabled=true], [aria-current=page], .pagination .active")) continue;
           if (!shown(a) || candidates.has(a)) {  // a closed menu's, or a menu's opener: a later pass tells
             seen.delete(a);
             continue;

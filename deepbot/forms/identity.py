@@ -9,8 +9,9 @@ many URLs as there are pages. A form is identified by what it sends and where:
   that is its target, and so it is for fields outside any form (a script's panel);
 - its method;
 - its fields: each one's name (or, without one, its id) and type, hidden fields
-  included, values and options left out (a results page fills the box and may offer
-  other options). Buttons are left out: a results page may add a "Refine" one.
+  included (but those that sort, size or page a listing), values and options left out
+  (a results page fills the box and may offer other options). Buttons are left out: a
+  results page may add a "Refine" one.
 
 Read in one page evaluation (``identity.js``) before any analysis, so a page whose forms
 are all known costs no analysis at all.
@@ -31,7 +32,7 @@ from playwright.async_api import Page
 
 from deepbot.browser.failures import translated
 from deepbot.errors import FormError
-from deepbot.routes import canonical_url
+from deepbot.routes import ORDERING_PARAM, PAGE_PARAM, canonical_url
 
 __all__ = ["PageForms", "form_identity", "page_forms", "read_forms", "url_pattern"]
 
@@ -67,7 +68,10 @@ def form_identity(target: str, method: str, fields: Iterable[tuple[str, str, str
     # The query of a GET form's action is replaced by its fields when it is sent; a POST
     # form's, and a page's (the target of a virtual form), names what is sent to.
     where = url_pattern(target, query=method != "get")
-    names = sorted({f"{name or _DIGITS.sub('{n}', id_)}:{type_}" for name, id_, type_ in fields})
+    # A hidden field that orders or pages the listing the form is on (Flask-Admin's sort,
+    # page_size) is the same form on every sort order's page.
+    names = sorted({f"{name or _DIGITS.sub('{n}', id_)}:{type_}" for name, id_, type_ in fields
+                    if not (type_ == "hidden" and (ORDERING_PARAM.match(name) or PAGE_PARAM.match(name)))})
     text = "\n".join([method, where, *names])
     return "form:" + hashlib.sha1(text.encode()).hexdigest()[:24]
 

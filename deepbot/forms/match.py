@@ -398,6 +398,11 @@ def read_texts(
         whole = _distinct([*whole, *caption])
     fields = [field_texts(f, lay, params, evidence if f is free else (), confirms=f is repeat)
               for f, lay in zip(form.fields, layouts, strict=True)]
+    # A field's name often starts with its form's ("newsletter_email" in form#newsletter,
+    # "login_username" in form.login, "searchQuery" posted to /search): that word names
+    # the form, and the rest what the field holds.
+    own = {w for t in evidence if t.evidence in (Evidence.FORM, Evidence.ACTION) for w in t.text.split()}
+    fields = [_unprefixed(texts, own) for texts in fields]
     if vocabulary:
         fields = [_unglued(texts, vocabulary) for texts in fields]
         whole = _unglued(whole, vocabulary)
@@ -406,6 +411,20 @@ def read_texts(
         values=tuple(tuple(field_values(f, lay)) for f, lay in zip(form.fields, layouts, strict=True)),
         whole=tuple(whole),
     )
+
+
+def _unprefixed(texts: Sequence[FieldText], form_words: set[str]) -> list[FieldText]:
+    """A field's name without the words that name its form, when other words remain."""
+    if not form_words:
+        return list(texts)
+    out = []
+    for t in texts:
+        if t.evidence == Evidence.NAME:
+            rest = [w for w in t.text.split() if w not in form_words]
+            if rest and len(rest) < len(t.text.split()):
+                t = t.model_copy(update={"text": " ".join(rest)})
+        out.append(t)
+    return _distinct(out)
 
 
 def _each_word(texts: Sequence[FieldText], evidence: Evidence) -> list[FieldText]:

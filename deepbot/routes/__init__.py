@@ -374,9 +374,31 @@ def _is_session_param(name: str, value: str) -> bool:
             or (name == "sid" and _HEX32.fullmatch(value) is not None))  # a bare "sid" may be anything
 
 
+# Where to go back to: an admin's record link carries the listing it was found on
+# (Flask-Admin's ?id=7&url=/admin/book/?page=3, Rails' return_to, Zope's came_from). The
+# record is the same from every listing: one page looked like as many as there are.
+_RETURN = frozenset({"url", "return", "returnto", "return_to", "returnurl", "return_url", "back", "backurl",
+                     "back_url", "came_from", "camefrom", "redirect", "redirect_to", "redirecturl", "next",
+                     "continue", "goto"})
+
+
+def _is_return_param(name: str, value: str) -> bool:
+    return name.lower() in _RETURN and value.startswith(("/", "http://", "https://"))
+
+
+# Parameters that order, size or page a listing, by their usual names (Datasette's _sort
+# and _size, Roundup's @sort and @pagesize, Flask-Admin's sort and page_size, Rails'
+# order and per_page, offsets and page numbers): the same records in another order or cut.
+ORDERING_PARAM = re.compile(r"^[@_]?(?:sort|order|orderby|order_by|sortby|sort_by|sortorder|sort_order"
+                            r"|sort_desc|ordering|dir|direction|desc|asc|page_?size|per_?page|size|limit"
+                            r"|rows|items_per_page|pagesize)$", re.I)
+PAGE_PARAM = re.compile(r"^[@_]?(?:page|p|pg|offset|start|startwith|next)$", re.I)
+
+
 @lru_cache(maxsize=16_384)  # a site's menus repeat the same links on every page
 def canonical_url(url: str) -> str:
     """Lower-case scheme and host, drop default port, fragment and session ids, sort the query.
+    A parameter that only says where to go back to (``url=/list?page=3`` beside others) goes too.
 
     A fragment that is a single-page app's route (``#/books/1``, ``#!/authors``: hash
     routing) is kept: it names a view of its own, which loading the URL shows.
@@ -390,6 +412,8 @@ def canonical_url(url: str) -> str:
     if parts.username:
         netloc = f"{parts.username}@{netloc}"
     pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_session_param(k, v)]
+    if len(pairs) > 1:  # alone (/redirect?url=…), it is what the page is about
+        pairs = [(k, v) for k, v in pairs if not _is_return_param(k, v)] or pairs
     path = _PATH_SESSION.sub("", parts.path) if ";" in parts.path else parts.path
     fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""
     return urlunsplit((scheme, netloc, path or "/", urlencode(sorted(pairs)), fragment))

@@ -104,11 +104,13 @@ def test_structure_bench_scores_what_the_structure_crawl_stored() -> None:
     structure = rows[1]
     assert 0 <= structure["precision"] <= 1 and structure["recall"] == pytest.approx(
         structure["precision"] * structure["stored"] / 48, abs=1e-3)
-    # Then learn's mapping of the whole site, and the crawl of the pattern it wrote.
-    mapping, pattern = rows[2:]
+    # Then learn's mapping of the whole site, the crawl of the pattern it wrote, and its rerun
+    # after the site gained pages.
+    mapping, pattern, rerun = rows[2:]
     assert mapping["crawler"] == "learn (mapping)" and mapping["players_fetched"] == 48
     assert pattern["recall"] == pytest.approx(pattern["precision"] * pattern["stored"] / 48, abs=1e-3)
     assert pattern["fetched"] >= pattern["stored"]
+    assert rerun["crawler"].startswith("pattern, rerun") and 0 < rerun["stored"] <= rerun["fetched"]
 
 
 @pytest.mark.timeout(120)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepbot.content.links import FILTERS, Scope, is_pager, link_route, obtain_links
+from deepbot.content.links import FILTERS, FIRST_PAGE, Scope, is_pager, link_route, obtain_links
 from deepbot.routes import Route, ScriptElement, Via, canonical_url, results_identity, route_key
 from deepbot.routes.sequences import navigate_step
 
@@ -100,7 +100,7 @@ def test_a_select_that_sends_its_form_is_one_route_an_option_and_none_in_results
         'select "#header select" value "2019"', 'select "#header select" value "2020"']
     assert [r.key for r in first.routes] == [r.key for r in second.routes]
     # In a query's results it filters or sorts what the pager walks ("2019" is no page number).
-    results = _parent().model_copy(update={"domain": "books", "query": {"title": "java"}})
+    results = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
     got = obtain_links(results, SEED, [], menu, None, scope, max_depth=3, page="p3")
     assert got.routes == [] and got.skipped == {FILTERS: 4}
 
@@ -242,3 +242,99 @@ def test_a_forms_button_is_followed_only_as_its_results_next() -> None:
     assert [(r.via, r.steps.splitlines()[-1]) for r in got.routes] == [
         (Via.NEXT, 'click "#b0"'), (Via.NEXT, 'click "#b5"')]
     assert obtain_links(_parent(), SEED, [], buttons, None, Scope.build([SEED]), max_depth=3).routes == []
+
+
+def test_a_querys_harvest_is_its_results_and_the_records_they_list() -> None:
+    scope = Scope.build([SEED])
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"},
+                                          "form_url": SEED})
+    listed = obtain_links(answer, SEED, [(SEED + "book/1", "Java"), (SEED + "?page=2", "Next")], [], None,
+                          scope, max_depth=3).routes
+    record, pager = sorted(listed, key=lambda r: r.via)
+    assert (record.via, record.query) == (Via.LINK, answer.query)
+    assert (pager.via, pager.query) == (Via.NEXT, answer.query)
+    # A record's own links, its "Next" among them, are the link crawl's again.
+    onward = obtain_links(record, record.url, [(SEED + "book/2", "Next"), (SEED + "about", "About")], [],
+                          None, scope, max_depth=3).routes
+    assert {(r.via, r.domain, r.query) for r in onward} == {(Via.LINK, None, None)}
+
+
+def test_a_host_is_explored_so_far_past_its_last_new_form() -> None:
+    from deepbot.crawl.discovery import Discovery
+
+    def route(path: str, via: Via = Via.LINK, domain: str | None = None) -> Route:
+        return _parent().model_copy(update={"key": path, "url": SEED + path, "via": via, "domain": domain})
+
+    found = Discovery(2)
+    query = route("q", Via.FORM, "books")
+    assert not found.spent(route("a"))  # no form found yet: depth alone bounds the crawl
+    found.visited(route("home", Via.SEED), (query,))
+    for path in ("a", "b"):
+        assert not found.spent(route(path))
+        found.visited(route(path), ())
+    assert found.spent(route("c"))
+    assert not found.spent(query) and not found.spent(route("rec", domain="books"))  # the harvest goes on
+    found.answers.add("c")  # a record the link crawl queued before a results page listed it
+    assert not found.spent(route("c"))
+    found.visited(route("d"), (query,))  # another new form: its host explores again
+    assert not found.spent(route("e"))
+    assert not Discovery(None).spent(route("c"))
+
+
+def test_a_results_list_of_numbered_rows_is_no_pager() -> None:
+    # A table of results whose rows link by their id (Datasette's, an admin's list): each
+    # "1234" is a record, not page 1234; the few numbers of a pager are still pages.
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    rows = [(f"{SEED}books/{n}", str(n)) for n in range(101, 131)]
+    got = obtain_links(answer, SEED, [*rows, (SEED + "?_next=130", "Next page")], [], None,
+                       Scope.build([SEED]), max_depth=3).routes
+    assert sorted(r.via for r in got) == [Via.LINK] * 30 + [Via.NEXT]
+    pager = [(f"{SEED}?page={n}", str(n)) for n in range(2, 6)]
+    titled = [(url, f"Book {text}") for url, text in rows[:5]]
+    got = obtain_links(answer, SEED, [*titled, *pager], [], None, Scope.build([SEED]), max_depth=3).routes
+    assert sorted(r.url for r in got if r.via is Via.NEXT) == [url for url, _ in pager]
+
+
+def test_a_results_page_in_another_order_or_size_is_not_followed() -> None:
+    from deepbot.content.links import REORDERED, reorders
+
+    here = SEED + "admin/book/?flt0_0=lantern&page=3"
+    assert reorders(here, SEED + "admin/book/?flt0_0=lantern&sort=1")  # a column header
+    assert reorders(here, SEED + "admin/book/?flt0_0=lantern&page=3&page_size=50")
+    issues = SEED + "issue?@filter=title&title=x"
+    assert reorders(issues, issues + "&@sort=-activity")
+    assert not reorders(here, SEED + "admin/book/?flt0_0=lantern&page=4")  # its pager
+    assert not reorders(here, SEED + "admin/book/?flt0_0=orchard&sort=1")  # another query
+    assert not reorders(here, SEED + "admin/book/details/?id=7&sort=1")  # a record
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    got = obtain_links(answer, here, [(SEED + "admin/book/?flt0_0=lantern&sort=1", "Title")], [], None,
+                       Scope.build([SEED]), max_depth=3)
+    assert got.routes == [] and got.skipped == {REORDERED: 1}
+    # Outside results, a listing's sort orders are links as any other.
+    assert obtain_links(_parent(), here, [(SEED + "admin/book/?sort=1", "Title")], [], None,
+                        Scope.build([SEED]), max_depth=3).routes
+
+
+def test_where_to_go_back_to_is_no_part_of_a_pages_address() -> None:
+    record = canonical_url("http://app.example/admin/book/details/?id=7&url=%2Fadmin%2Fbook%2F%3Fpage%3D3")
+    assert record == canonical_url("http://app.example/admin/book/details/?url=/admin/book/&id=7")
+    assert record == "http://app.example/admin/book/details/?id=7"
+    # Alone, it is what the page is about; a value that is no address is a value.
+    assert "url=" in canonical_url("http://app.example/redirect?url=/elsewhere")
+    assert "next=" in canonical_url("http://app.example/list?q=a&next=eyJvZmZzZXQiOjEwfQ")
+
+
+def test_a_results_pagers_way_back_is_the_querys_too() -> None:
+    # A pager showing a window of numbers (Flask-Admin's) may reach a page first by "‹":
+    # queued as a plain link, it would have been a record of the query, not its results.
+    answer = _parent().model_copy(update={"via": Via.FORM, "domain": "books", "query": {"title": "java"}})
+    back = [(SEED + "?page=2", "‹"), (SEED + "?page=3", "« Previous"), (SEED + "?page=4", "Zurück")]
+    got = obtain_links(answer, SEED + "?page=5", back, [], None, Scope.build([SEED]), max_depth=3).routes
+    assert {r.via for r in got} == {Via.NEXT}
+    # Back to the first page is back to the form's answer, which the query fetched.
+    first = obtain_links(answer, SEED + "?page=2", [(SEED + "?page=1", "‹ Prev"), (SEED, "«")], [], None,
+                         Scope.build([SEED]), max_depth=3)
+    assert first.routes == [] and first.skipped == {FIRST_PAGE: 2}
+    # Outside results, "‹" is a link as any other (a carousel's is no pager).
+    assert {r.via for r in obtain_links(_parent(), SEED, back, [], None, Scope.build([SEED]),
+                                        max_depth=3).routes} == {Via.LINK}

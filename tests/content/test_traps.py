@@ -120,13 +120,13 @@ def test_a_querys_results_pager_is_no_step_but_a_calendar_under_the_results_is()
     got = obtain_links(step, step.url, [(f"{SITE}/calendar/2027/02", "Next month ›")], [], "s1", scope,
                        max_depth=3, max_calendar_steps=1)
     assert not got.routes and got.skipped == {CALENDAR_CHAIN: 1}
-    # a detail page reached from the results, with a calendar: its "Next month" reads as a
-    # pager, and costs no depth, so only this bound stops it
+    # a detail page reached from the results, with a calendar: its "Next month" is no pager
+    # of the query's (a record's links are the link crawl's), a step of a chain, a level deeper
     detail = _route(f"{SITE}/calendar/2026/11", Via.LINK, domain="books")
     got = obtain_links(detail, detail.url, [(f"{SITE}/calendar/2026/12", "Next month ›")], [], None, scope,
                        max_depth=3, max_calendar_steps=3)
     ((step,),) = [got.routes]
-    assert step.via is Via.NEXT and step.chain == 1
+    assert (step.via, step.chain, step.depth, step.domain) == (Via.LINK, 1, detail.depth + 1, None)
     got = obtain_links(step, step.url, [(f"{SITE}/calendar/2027/01", "Next month ›")], [], None, scope,
                        max_depth=3, max_calendar_steps=3)
     assert [r.chain for r in got.routes] == [2]

@@ -46,6 +46,16 @@ def test_the_same_form_anywhere_on_a_site_is_one_form() -> None:
         "http://app.example/", "get", [("", ":r17:", "text")])
 
 
+def test_a_listings_hidden_sort_order_or_page_size_is_the_same_form() -> None:
+    # Flask-Admin's list view on its sort orders' pages: its filter form keeps the order hidden.
+    fields = [("flt0_0", "", "text"), ("search", "", "text")]
+    plain = form_identity("http://app.example/admin/book/", "get", fields)
+    assert form_identity("http://app.example/admin/book/", "get",
+                         [*fields, ("sort", "", "hidden"), ("page_size", "", "hidden")]) == plain
+    # A hidden field of another name may change what the form searches: another form.
+    assert form_identity("http://app.example/admin/book/", "get", [*fields, ("shelf", "", "hidden")]) != plain
+
+
 @pytest.mark.parametrize(("target", "method", "fields"), [
     ("http://lib.example/koha/opac-advsearch.pl", "get", SEARCH),  # another action
     ("http://lib.example/koha/opac-search.pl", "post", SEARCH),  # another method

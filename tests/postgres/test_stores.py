@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -94,9 +95,15 @@ def test_a_lost_server_is_a_store_error_once_the_wait_is_over(databases: Databas
 
 
 _LEASER = """
-import sys
+import sys, time
+from pathlib import Path
 from deepbot.frontier.postgres import PostgresRouteStore
 store = PostgresRouteStore(sys.argv[1])
+# All start at once: a lease is so cheap that the first process up could take them all.
+start = Path(sys.argv[3])
+(start.parent / f"ready-{sys.argv[2]}").touch()
+while not start.exists():
+    time.sleep(0.01)
 got = []
 while leases := store.lease(3, sys.argv[2], ttl_s=600):
     for lease in leases:
@@ -106,11 +113,16 @@ print("\\n".join(got))
 """
 
 
-def test_processes_leasing_together_never_share_a_route(postgres_url: str) -> None:
+def test_processes_leasing_together_never_share_a_route(postgres_url: str, tmp_path: Path) -> None:
     with PostgresRouteStore(postgres_url) as routes:
         routes.push([link(i, priority=i % 4) for i in range(200)])
-        workers = [subprocess.Popen([sys.executable, "-c", _LEASER, postgres_url, f"w{n}"],
+        start = tmp_path / "go"
+        workers = [subprocess.Popen([sys.executable, "-c", _LEASER, postgres_url, f"w{n}", str(start)],
                                     stdout=subprocess.PIPE, text=True) for n in range(4)]
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("ready-*"))) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        start.touch()
         outs = [worker.communicate(timeout=120)[0].split() for worker in workers]
         assert all(worker.returncode == 0 for worker in workers)
         every = [key for out in outs for key in out]
