@@ -13,7 +13,11 @@ from then until the next visit. The formula's value is printed beside the measur
 
 With ``--last-modified SHARE``, that share of the pages' servers send Last-Modified: a
 revisit that finds such a page changed also learns when its last change was, and the
-estimates use it (``estimate_rate_dated``).
+estimates use it (the likelihood of the dated change; ``estimate_rate_dated``).
+
+The optimal policy plans on each page's posterior over its rate (empirical Bayes,
+deepbot.policy.posterior); ``--estimator point`` plans on one estimated rate per page
+with probes, as before 2026-11-28. The proportional policy always uses point estimates.
 
     python bench/freshness.py                 # 2,000 pages, 200 visits/day, 8 weeks
     python bench/freshness.py --json          # one JSON object
@@ -34,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from deepbot.policy.revisit import History, Policy, freshness, plan, visit_rates
+from deepbot.policy.revisit import Estimator, History, Policy, freshness, plan, visit_rates
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,8 @@ def _learned(rng: np.random.Generator, changes: list[np.ndarray], budget: float,
 
 
 def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy: Policy, estimated: bool,
-         budget: float, learn: float, horizon: float, epoch: float) -> tuple[np.ndarray, int]:
+         budget: float, learn: float, horizon: float, epoch: float,
+         estimator: Estimator = Estimator.POSTERIOR) -> tuple[np.ndarray, int]:
     """Visit under ``policy`` from ``learn`` to ``horizon``, planning again every ``epoch`` days
     (on re-estimated rates when ``estimated``). Returns the last plan's visit rates and visits made."""
     visits = 0
@@ -120,7 +125,7 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
     for begin in np.arange(learn, horizon, epoch):
         stop = min(begin + epoch, horizon)
         if estimated:
-            per_day = plan([p.history() for p in pages], budget, policy)
+            per_day = plan([p.history() for p in pages], budget, policy, estimator=estimator)
         else:
             per_day = visit_rates(true, budget, policy)
         for page, f in zip(pages, per_day, strict=True):
@@ -138,7 +143,8 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
 
 
 def simulate(pages: int, budget: float, days: float, learn: float, min_rate: float, max_rate: float,
-             seed: int, epoch: float = 7.0, last_modified: float = 0.0) -> list[Row]:
+             seed: int, epoch: float = 7.0, last_modified: float = 0.0,
+             estimator: Estimator = Estimator.POSTERIOR) -> list[Row]:
     rng = np.random.default_rng(seed)
     true = np.exp(rng.uniform(math.log(min_rate), math.log(max_rate), pages))
     horizon = learn + days
@@ -151,7 +157,8 @@ def simulate(pages: int, budget: float, days: float, learn: float, min_rate: flo
     for estimated in (False, True):
         for policy in Policy:
             state = [p.copy() for p in learned]
-            per_day, visits = _run(rng, state, true, policy, estimated, budget, learn, horizon, epoch)
+            per_day, visits = _run(rng, state, true, policy, estimated, budget, learn, horizon, epoch,
+                                   estimator)
             fresh = aged = 0.0
             for page in state:
                 f, a = _score(page.changes, np.array(page.fetches), learn, horizon)
@@ -190,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--last-modified", type=float, default=0.0, metavar="SHARE",
                         help="share of pages whose server sends Last-Modified (0–1): a revisit that finds "
                              "such a page changed knows when it last changed")
+    parser.add_argument("--estimator", choices=[e.value for e in Estimator], default=Estimator.POSTERIOR,
+                        help="how the optimal policy reads the histories: each page's posterior over "
+                             "its rate (empirical Bayes, the default) or one rate per page, with probes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.pages < 1 or args.budget <= 0 or args.days <= 0 or args.learn <= 0:
@@ -198,19 +208,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--last-modified is a share, from 0 to 1")
     began = time.perf_counter()
     rows = simulate(args.pages, args.budget, args.days, args.learn, args.min_rate, args.max_rate, args.seed,
-                    last_modified=args.last_modified)
+                    last_modified=args.last_modified, estimator=Estimator(args.estimator))
     checks = _checks(rows)
     seconds = round(time.perf_counter() - began, 2)
     if args.json:
         json.dump({"pages": args.pages, "budget_per_day": args.budget, "days": args.days,
                    "learn_days": args.learn, "last_modified_share": args.last_modified,
+                   "estimator": args.estimator,
                    "rows": [asdict(r) for r in rows], "seconds": seconds,
                    "checks": [{"check": c, "holds": ok, "value": v} for c, ok, v in checks]}, sys.stdout)
         print()
         return 0
     print(f"{args.pages} pages, rates {args.min_rate:.3g}–{args.max_rate:.3g} changes/day (log-uniform), "
           f"budget {args.budget:g} visits/day, {args.learn:g} days learning + {args.days:g} days measured, "
-          f"{args.last_modified:.0%} of servers send Last-Modified")
+          f"{args.last_modified:.0%} of servers send Last-Modified, optimal on the {args.estimator} "
+          "estimator")
     print(f"{'policy':<13}{'rates':<11}{'freshness':>10}{'formula':>9}{'age (days)':>12}"
           f"{'visits/day':>12}{'never revisited':>17}")
     for r in rows:

@@ -11,6 +11,7 @@ import pytest
 
 from deepbot.policy.revisit import (
     PROBE_SHARE,
+    Estimator,
     History,
     Policy,
     estimate_rate,
@@ -70,7 +71,7 @@ def test_a_dated_page_is_not_saturated_and_is_not_probed() -> None:
     assert dated.dated and not dated.saturated
     assert dated.rate() == pytest.approx(1 / 0.03)
     calm = [History((7.0, 7.0), (False, True))] * 8
-    per_day = plan([*calm, dated, undated], 2.0, Policy.OPTIMAL)
+    per_day = plan([*calm, dated, undated], 2.0, Policy.OPTIMAL, estimator=Estimator.POINT)
     # The undated page is probed; the dated one changes too often for the budget: the floor only.
     assert per_day[-1] > per_day[0] > per_day[-2] == pytest.approx(2.0 / 10 / 8)
 
@@ -107,9 +108,9 @@ def test_probes_take_no_budget_from_the_pages_whose_server_dates_their_changes()
     calm = History((7.0, 7.0), (False, True))
     saturated = History((7.0, 7.0), (True, True))
     dated = History((7.0, 7.0), (False, True), (None, 2.0))
-    alone = plan([calm] * 8 + [saturated] * 2, 2.0, Policy.OPTIMAL)
+    alone = plan([calm] * 8 + [saturated] * 2, 2.0, Policy.OPTIMAL, estimator=Estimator.POINT)
     assert alone[-2:].sum() == pytest.approx(PROBE_SHARE * 2.0)
     # Half the pages dated: the probes get half the share, the rest goes to the policy.
-    mixed = plan([dated] * 5 + [calm] * 3 + [saturated] * 2, 2.0, Policy.OPTIMAL)
+    mixed = plan([dated] * 5 + [calm] * 3 + [saturated] * 2, 2.0, Policy.OPTIMAL, estimator=Estimator.POINT)
     assert mixed[-2:].sum() == pytest.approx(PROBE_SHARE * 2.0 * 5 / 10)
     assert mixed.sum() == pytest.approx(2.0)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from deepbot.policy.revisit import (
     PROBE_SHARE,
+    Estimator,
     History,
     Policy,
     age,
@@ -93,15 +94,50 @@ def test_bad_histories_are_refused() -> None:
 
 def test_a_plan_probes_saturated_pages_and_keeps_every_page_visited() -> None:
     histories = [History((7.0, 7.0), (False, True))] * 8 + [History((7.0, 7.0), (True, True))] * 2
-    per_day = plan(histories, 2.0, Policy.OPTIMAL)
+    per_day = plan(histories, 2.0, Policy.OPTIMAL, estimator=Estimator.POINT)
     assert per_day.sum() == pytest.approx(2.0)
     # Saturated pages are probed (every 5/8 day), but probes take at most their share of the budget.
     assert per_day[-2:].sum() == pytest.approx(PROBE_SHARE * 2.0)
     assert per_day[-1] > 3 * per_day[0] > 0
     few = [histories[0]] * 39 + [histories[-1]]  # one saturated page in 40, 10 visits a day
-    assert plan(few, 10.0, Policy.OPTIMAL)[-1] == pytest.approx(1 / (40 / 10.0 / 8))  # every half day
+    probed = plan(few, 10.0, Policy.OPTIMAL, estimator=Estimator.POINT)[-1]
+    assert probed == pytest.approx(1 / (40 / 10.0 / 8))  # every half day
 
 
 def test_revisit_order_puts_the_most_overdue_first() -> None:
     order = revisit_order({"a": 1.0, "b": 0.1, "c": 0.0, "d": 0.5}, {"a": 9.0, "b": -5.0, "d": 9.5}, now=10.0)
     assert order == ["b", "a", "d"]  # b: 1.5 intervals since its visit, a: 1, d: 0.25; c: never due
+
+
+def test_the_estimators_give_the_values_of_their_formulas_computed_by_hand() -> None:
+    # Regular intervals, Cho and Garcia-Molina's bias-corrected -ln((n - X + 0.5) / (n + 0.5)) / I:
+    # X = 2 of n = 4 daily revisits: -ln(2.5 / 4.5) = ln 1.8;
+    # X = n = 3 every 2 days: -ln(0.5 / 3.5) / 2 = ln 7 / 2.
+    assert estimate_rate([1.0] * 4, [True, False, True, False]) == pytest.approx(0.5877866649021191, rel=1e-9)
+    assert estimate_rate([2.0] * 3, [True] * 3) == pytest.approx(0.9729550745276566, rel=1e-9)
+    # Irregular intervals, the maximum likelihood: Σ_changed t / (e^(λt) - 1) = Σ_unchanged t.
+    # Changed after 1 day, unchanged after 2: 1 / (e^λ - 1) = 2, λ = ln 1.5.
+    assert estimate_rate([1.0, 2.0], [True, False]) == pytest.approx(0.4054651081081644, rel=1e-9)
+    # Changed after 1 day twice, unchanged after 3: 2 / (e^λ - 1) = 3, λ = ln(5/3).
+    assert estimate_rate([1.0, 1.0, 3.0], [True, True, False]) == pytest.approx(0.5108256237659907, rel=1e-9)
+
+
+def test_the_optimal_visit_rates_equalise_the_marginal_freshness() -> None:
+    # Cho and Garcia-Molina's solution: every revisited page has the same ∂F/∂f = μ, where
+    # ∂F/∂f = (1 - (1 + λ/f) e^(-λ/f)) / λ; a page with 1/λ ≤ μ is not revisited.
+    rates = np.array([0.05, 0.3, 1.0, 2.0, 40.0])
+    per_day = visit_rates(rates, 1.5, Policy.OPTIMAL)
+    seen = per_day > 0
+    x = rates[seen] / per_day[seen]
+    marginal = (1 - (1 + x) * np.exp(-x)) / rates[seen]
+    assert marginal == pytest.approx(np.full(seen.sum(), marginal[0]), rel=1e-6)
+    assert not seen[-1] and 1 / rates[-1] <= marginal[0]
+    # And nothing nearby does better: moving a little budget between two pages loses freshness.
+    def mean_fresh(f: np.ndarray) -> float:
+        with np.errstate(divide="ignore"):
+            return float(freshness(rates, np.where(f > 0, 1 / f, np.inf)).mean())
+
+    moved = per_day.copy()
+    moved[0] += 0.01
+    moved[2] -= 0.01
+    assert mean_fresh(moved) < mean_fresh(per_day)
