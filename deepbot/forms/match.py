@@ -54,6 +54,7 @@ __all__ = [
     "similarity_table",
     "split_glued",
     "vocabulary",
+    "whole_form",
 ]
 
 
@@ -641,12 +642,26 @@ def form_entries(
     that field's texts too ("Newsletter [____] [Go]": the caption of the field is the
     form's). It may hold an attribute no field holds (a recovery form's "Reset
     password", a newsletter's heading), which counts towards the score and fills nothing."""
+    return whole_form(form, layouts, domain, params, read)[0]
+
+
+def whole_form(
+    form: ExtractedForm,
+    layouts: Sequence[FieldLayout],
+    domain: Domain,
+    params: MatchParams = MatchParams(),
+    read: FormTexts | None = None,
+) -> tuple[list[SimilarityEntry], bool]:
+    """``form_entries``, and whether the form's own words (its button, action, heading, id
+    and class, not the caption of its one box) name an attribute of the domain."""
     whole = (read or read_texts(form, layouts, params)).whole
     if not whole:
-        return []
+        return [], False
     side = _domain_side(domain.model_dump_json())
     weights = np.array([t.weight for t in whole])
     sims = side.scorer.table(side.labels, [t.text for t in whole]) * weights[None, :]
+    own = np.array([t.evidence in FORM_EVIDENCE for t in whole])
+    named = False
     entries = []
     identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE) for t in whole])
     for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
@@ -655,6 +670,7 @@ def form_entries(
         block = sims[ls]
         if _typed(attribute.labels) and identifiers.any():
             block = np.where(identifiers[None, :], 0.0, block)
+        named = named or bool(own.any() and block[:, own].max() >= params.min_similarity)
         li, ti = np.unravel_index(int(block.argmax()), block.shape)
         value = round(float(block[li, ti]), 4)
         if value > 0:
@@ -662,7 +678,7 @@ def form_entries(
                                            similarity=value, text=whole[int(ti)].text,
                                            alias=side.labels[ls.start + int(li)],
                                            evidence=whole[int(ti)].evidence))
-    return entries
+    return entries, named
 
 
 def assign_attributes(

@@ -320,6 +320,8 @@ class DomainMatch(_Frozen):
     # An attribute the form as a whole shows (its button, heading, action: "Reset
     # password", /newsletter) and no field holds; it counts towards the score, fills nothing.
     form_attribute: Assignment | None = None
+    # The form's own words (button, action, heading, id, class) name one of its attributes.
+    named_by_form: bool = False
 
 
 # ---------------------------------------------------------------- results
@@ -399,10 +401,7 @@ class FormAnalysis(_Frozen):
                 continue
             held = {a.field for a in d.assignments if a.primary} | ({d.chooser.field} if d.chooser else set())
             # a login form's "Log in" names the login domain's user even when a field holds it
-            reads = d.form_attribute is not None or any(
-                e.field == "" and e.similarity >= 0.75 and e.evidence in FORM_EVIDENCE
-                for e in d.similarities)
-            explained = len(held & set(shown)) + (said and reads)
+            explained = len(held & set(shown)) + (said and (d.form_attribute is not None or d.named_by_form))
             items = len(shown) + said
             share = explained / items if items else 1.0
             times = d.score / d.threshold if d.threshold > 0 else float("inf")
