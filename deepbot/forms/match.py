@@ -557,6 +557,8 @@ def similarity_table(
     text_slices, value_slices = _slices(texts), _slices(values)
 
     agreed = _agreed_names(flat, side, weights) if flat else None
+    repeat = confirming(form)
+    secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
     entries: list[SimilarityEntry] = []
     for f, ts, vs in zip(form.fields, text_slices, value_slices, strict=True):
         for attribute, ls, qs in zip(domain.attributes, side.label_slices, side.value_slices, strict=True):
@@ -566,6 +568,10 @@ def similarity_table(
                 block = sims[ls, ts]
                 if agreed is not None:
                     block = np.maximum(block, agreed[ls, ts])
+                if f.type == "password" and secrets[int(f is repeat)][ls].max() < params.min_similarity:
+                    # a box that hides what is typed holds a secret: only an attribute its type
+                    # reads as ("Password (forgot password?)" is no recovery form's purpose)
+                    block = np.zeros_like(block)
                 li, ti = np.unravel_index(int(block.argmax()), block.shape)
                 sim1 = float(block[li, ti])
                 if sim1 > 0:
