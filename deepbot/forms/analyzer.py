@@ -23,11 +23,11 @@ from deepbot.forms.match import (
     WHOLE_FORM,
     MatchParams,
     assign_attributes,
-    form_entries,
     form_evidence,
     read_texts,
     similarity_table,
     vocabulary,
+    whole_form,
 )
 from deepbot.forms.models import (
     ExtractedForm,
@@ -104,12 +104,13 @@ def analyze_form(
         table = similarity_table(form, layout.fields, domain, params.match, read)
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
         named = {n.attribute for n in chooser.attributes} if chooser else set()
-        whole = form_entries(form, layout.fields, domain, params.match, read)
+        whole, named_by_form = whole_form(form, layout.fields, domain, params.match, read)
         whole = [e for e in whole if e.attribute not in named]
         paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
         assignments = [a for a in paired if a.field != WHOLE_FORM]
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
-        verdicts.append(relevance(assignments, domain, [*table, *whole], chooser, by_form))
+        verdict = relevance(assignments, domain, [*table, *whole], chooser, by_form)
+        verdicts.append(verdict.model_copy(update={"named_by_form": named_by_form}))
     fields = tuple(_field(f, lay, texts)
                    for f, lay, texts in zip(form.fields, layout.fields, read.fields, strict=True))
     return FormAnalysis(

@@ -27,6 +27,7 @@ import numpy as np
 from deepbot.config.domain import Domain
 from deepbot.forms.assign import assign
 from deepbot.forms.models import (
+    FORM_EVIDENCE,
     Assignment,
     Evidence,
     ExtractedForm,
@@ -35,7 +36,7 @@ from deepbot.forms.models import (
     FormField,
     SimilarityEntry,
 )
-from deepbot.forms.textsim import SoftTfidf, tokens
+from deepbot.forms.textsim import STOPWORDS, SoftTfidf, tokens
 
 __all__ = [
     "WHOLE_FORM",
@@ -53,6 +54,7 @@ __all__ = [
     "similarity_table",
     "split_glued",
     "vocabulary",
+    "whole_form",
 ]
 
 
@@ -280,7 +282,10 @@ def field_texts(
             out.append(FieldText(text=words, evidence=Evidence.NAME, weight=params.name_weight))
     if m.autocomplete and (words := autocomplete_words(m.autocomplete)):
         out.append(FieldText(text=words, evidence=Evidence.AUTOCOMPLETE, weight=params.autocomplete_weight))
-    if f.type in _TYPE_WORDS:
+    if f.tag == "textarea":
+        # a box of several lines is for a message, a comment, a description: what a person writes
+        out.append(FieldText(text="message", evidence=Evidence.TYPE, weight=params.type_weight))
+    elif f.type in _TYPE_WORDS:
         word = _TYPE_WORDS[f.type]
         if f.type == "password" and confirms:
             word = "confirm password"  # the last of two or more password fields repeats one
@@ -395,6 +400,10 @@ def read_texts(
     if free is not None:  # its caption, not what says what it holds (name, type, placeholder)
         layout = layouts[form.fields.index(free)]
         caption = [FieldText(text=link.text, evidence=link.evidence) for link in layout.texts]
+        # a caption written inside the box is one too ("NEWSLETTER" as the placeholder of its e-mail box)
+        m = free.markup
+        caption += [FieldText(text=t, evidence=e) for t, e in ((m.placeholder, Evidence.PLACEHOLDER),
+                    (m.aria_label, Evidence.ARIA_LABEL), (m.title, Evidence.TITLE)) if t]
         whole = _distinct([*whole, *caption])
     fields = [field_texts(f, lay, params, evidence if f is free else (), confirms=f is repeat)
               for f, lay in zip(form.fields, layouts, strict=True)]
@@ -406,6 +415,7 @@ def read_texts(
     if vocabulary:
         fields = [_unglued(texts, vocabulary) for texts in fields]
         whole = _unglued(whole, vocabulary)
+    whole = _distinct([*whole, *_phrases(whole, vocabulary)])
     return FormTexts(
         fields=tuple(tuple(texts) for texts in fields),
         values=tuple(tuple(field_values(f, lay)) for f, lay in zip(form.fields, layouts, strict=True)),
@@ -427,6 +437,34 @@ def _unprefixed(texts: Sequence[FieldText], form_words: set[str]) -> list[FieldT
     return _distinct(out)
 
 
+def _phrases(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[FieldText]:
+    """The runs of one to three words inside a form's short texts: "Request a new password"
+    says "new password", "Search the PennPortal" says "search". Only runs with a word of the
+    domains' ``vocabulary`` (when given) can match an alias."""
+    out = []
+    for t in texts:
+        if t.evidence in _HINTS:
+            continue  # what to type in the form's one box ("Search artists, albums…") is not the form
+        words = [w for w in re.findall(r"\w+(?:-\w+)*", t.text.lower()) if w not in STOPWORDS]
+        if not 2 <= len(words) <= 6:
+            continue
+        for n in (1, 2, 3):
+            for i in range(len(words) - n + 1):
+                if n < len(words) and (not vocabulary or any(_known(w, vocabulary) for w in words[i:i + n])):
+                    # a button's first words are what the form does ("Search the site")
+                    kind = Evidence.BUTTON if i == 0 and t.evidence == Evidence.BUTTON else Evidence.PHRASE
+                    out.append(FieldText(text=" ".join(words[i:i + n]), evidence=kind, weight=t.weight))
+    return out
+
+
+_HINTS = frozenset({Evidence.PLACEHOLDER, Evidence.ARIA_LABEL, Evidence.TITLE})
+
+
+def _known(word: str, vocabulary: frozenset[str]) -> bool:
+    """Whether a word is one of the vocabulary's, or its plural ("passwords")."""
+    return word in vocabulary or word.rstrip("s") in vocabulary
+
+
 def _each_word(texts: Sequence[FieldText], evidence: Evidence) -> list[FieldText]:
     return [t.model_copy(update={"text": w}) for t in texts if t.evidence == evidence and " " in t.text
             for w in t.text.split()[:4]]
@@ -439,7 +477,11 @@ def _unglued(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[Fie
     out = []
     for t in texts:
         if t.evidence in _GLUED:
-            words = [" ".join(split_glued(w, vocabulary) or [w]) for w in t.text.split()]
+            # an identifier of the form is a bag of keywords: a known word glued to an unknown
+            # one ("rokajaxsearch", "forgotpasswordpost") still says the known one
+            loose = t.evidence != Evidence.NAME
+            words = [" ".join(split_glued(w, vocabulary) or (loose and _loose_split(w, vocabulary)) or [w])
+                     for w in t.text.split()]
             t = t.model_copy(update={"text": " ".join(words)})
         out.append(t)
     return _distinct(out)
@@ -467,8 +509,29 @@ def split_glued(word: str, vocabulary: frozenset[str]) -> list[str] | None:
     return meaningful or None
 
 
+def _loose_split(word: str, vocabulary: frozenset[str]) -> list[str] | None:
+    """``word`` as an unknown head or tail of two letters or more and the rest split into
+    words of ``vocabulary`` (at least four letters of them), or None."""
+    if len(word) < 6 or word in vocabulary:
+        return None
+    for k in range(2, len(word) - 3):
+        tail = split_glued(word[k:], vocabulary) or ([word[k:]] if word[k:] in vocabulary else None)
+        if tail:
+            return [word[:k], *tail]
+        head = split_glued(word[:-k], vocabulary) or ([word[:-k]] if word[:-k] in vocabulary else None)
+        if head:
+            return [*head, word[-k:]]
+    return None
+
+
 def vocabulary(domains: Sequence[Domain]) -> frozenset[str]:
     """Every word the domains' names and aliases use: what glued identifiers are split into."""
+    return _vocabulary(tuple(d.model_dump_json() for d in domains))
+
+
+@lru_cache(maxsize=32)
+def _vocabulary(domains_json: tuple[str, ...]) -> frozenset[str]:
+    domains = [Domain.model_validate_json(j) for j in domains_json]
     return frozenset(w for d in domains for a in d.attributes for label in a.labels for w in tokens(label)
                      if len(w) >= 3)
 
@@ -493,6 +556,9 @@ def similarity_table(
     vsims = side.scorer.table(side.values, flat_values) if side.values and flat_values else None
     text_slices, value_slices = _slices(texts), _slices(values)
 
+    agreed = _agreed_names(flat, side, weights) if flat else None
+    repeat = confirming(form)
+    secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
     entries: list[SimilarityEntry] = []
     for f, ts, vs in zip(form.fields, text_slices, value_slices, strict=True):
         for attribute, ls, qs in zip(domain.attributes, side.label_slices, side.value_slices, strict=True):
@@ -500,6 +566,12 @@ def similarity_table(
             best_alias = ""
             if sims is not None and ts.stop > ts.start:
                 block = sims[ls, ts]
+                if agreed is not None:
+                    block = np.maximum(block, agreed[ls, ts])
+                if f.type == "password" and secrets[int(f is repeat)][ls].max() < params.min_similarity:
+                    # a box that hides what is typed holds a secret: only an attribute its type
+                    # reads as ("Password (forgot password?)" is no recovery form's purpose)
+                    block = np.zeros_like(block)
                 li, ti = np.unravel_index(int(block.argmax()), block.shape)
                 sim1 = float(block[li, ti])
                 if sim1 > 0:
@@ -524,8 +596,31 @@ def similarity_table(
     return entries
 
 
+def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndarray) -> np.ndarray | None:
+    """aliases × texts: for a name of two or three words each of which is an alias of one
+    attribute ("user_login", "email_addr"), the weakest word's similarity to that
+    attribute, at each of its aliases' rows; 0 elsewhere. Such a name says the attribute
+    twice, not something else beside it."""
+    named = [(i, t.text.split()) for i, t in enumerate(flat) if t.evidence == Evidence.NAME
+             and 2 <= len(t.text.split()) <= 3]
+    if not named:
+        return None
+    words = sorted({w for _, ws in named for w in ws})
+    table = side.scorer.table(side.labels, words)
+    column = {w: j for j, w in enumerate(words)}
+    out = np.zeros((len(side.labels), len(flat)))
+    for ls in side.label_slices:
+        if ls.stop == ls.start:
+            continue
+        best = table[ls].max(axis=0)  # each word's best alias of this attribute
+        for i, ws in named:
+            weakest = min(best[column[w]] for w in ws)
+            if weakest >= 0.9:
+                out[ls, i] = weakest * weights[i]
+    return out
+
+
 WHOLE_FORM = ""  # the field name of the form as a whole in similarity entries and assignments
-FORM_EVIDENCE = frozenset({Evidence.BUTTON, Evidence.ACTION, Evidence.HEADING, Evidence.FORM})
 
 
 def _typed(labels: Sequence[str]) -> bool:
@@ -533,11 +628,12 @@ def _typed(labels: Sequence[str]) -> bool:
     box, a phone number): what a person types into a field. The form as a whole holds such
     an attribute only on what it shows a person (its button, its heading), not on its
     identifiers: a recovery form's class "user-pass" says what the form is about, not
-    that it asks for a password."""
+    that it asks for a password. A search is the exception: a form sent to /search, or of
+    class "search", is a search whatever its fields are (a listing's drop-downs)."""
     return any(tokens(label) in _TYPED for label in labels)
 
 
-_TYPED = frozenset(tokens(word) for word in _TYPE_WORDS.values())
+_TYPED = frozenset(tokens(word) for word in _TYPE_WORDS.values() if word != "search")
 
 
 def form_entries(
@@ -552,20 +648,35 @@ def form_entries(
     that field's texts too ("Newsletter [____] [Go]": the caption of the field is the
     form's). It may hold an attribute no field holds (a recovery form's "Reset
     password", a newsletter's heading), which counts towards the score and fills nothing."""
+    return whole_form(form, layouts, domain, params, read)[0]
+
+
+def whole_form(
+    form: ExtractedForm,
+    layouts: Sequence[FieldLayout],
+    domain: Domain,
+    params: MatchParams = MatchParams(),
+    read: FormTexts | None = None,
+) -> tuple[list[SimilarityEntry], bool]:
+    """``form_entries``, and whether the form's own words (its button, action, heading, id
+    and class, not the caption of its one box) name an attribute of the domain."""
     whole = (read or read_texts(form, layouts, params)).whole
     if not whole:
-        return []
+        return [], False
     side = _domain_side(domain.model_dump_json())
     weights = np.array([t.weight for t in whole])
     sims = side.scorer.table(side.labels, [t.text for t in whole]) * weights[None, :]
+    own = np.array([t.evidence in FORM_EVIDENCE for t in whole])
+    named = False
     entries = []
-    identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION) for t in whole])
+    identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE) for t in whole])
     for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
         if ls.stop == ls.start:
             continue
         block = sims[ls]
         if _typed(attribute.labels) and identifiers.any():
             block = np.where(identifiers[None, :], 0.0, block)
+        named = named or bool(own.any() and block[:, own].max() >= params.min_similarity)
         li, ti = np.unravel_index(int(block.argmax()), block.shape)
         value = round(float(block[li, ti]), 4)
         if value > 0:
@@ -573,7 +684,7 @@ def form_entries(
                                            similarity=value, text=whole[int(ti)].text,
                                            alias=side.labels[ls.start + int(li)],
                                            evidence=whole[int(ti)].evidence))
-    return entries
+    return entries, named
 
 
 def assign_attributes(
@@ -589,6 +700,14 @@ def assign_attributes(
     the form's relevance, which counts each attribute once.
     """
     kept = [e for e in entries if e.similarity >= params.min_similarity]
+    # A field's words read best as one attribute are not also a weaker reading of another
+    # ("Keywords" is keywords, not "author keywords"): such a shadow would let the field be
+    # pushed off what it says.
+    best_text: dict[tuple[str, str], float] = {}
+    for e in kept:
+        best_text[(e.field, e.text)] = max(best_text.get((e.field, e.text), 0.0), e.similarity)
+    kept = [e for e in kept
+            if e.field == WHOLE_FORM or not e.text or e.similarity >= best_text[(e.field, e.text)]]
     fields = list(dict.fromkeys(e.field for e in kept))
     attributes = list(dict.fromkeys(e.attribute for e in kept))
     table: dict[tuple[str, str], float] = {(e.field, e.attribute): e.similarity for e in kept}

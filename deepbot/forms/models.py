@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "FORM_EVIDENCE",
     "Assignment",
     "Box",
     "Chooser",
@@ -231,6 +232,7 @@ class Evidence(StrEnum):
     ACTION = "action"  # the words of the path the form is sent to (/search, login.php)
     FORM = "form"  # the form's id, name and class words (newsletter-form)
     HEADING = "heading"  # the heading the form sits under
+    PHRASE = "phrase"  # a run of words inside the form's button, heading or identifiers
 
 
 class FieldText(_Frozen):
@@ -318,6 +320,8 @@ class DomainMatch(_Frozen):
     # An attribute the form as a whole shows (its button, heading, action: "Reset
     # password", /newsletter) and no field holds; it counts towards the score, fills nothing.
     form_attribute: Assignment | None = None
+    # The form's own words (button, action, heading, id, class) name one of its attributes.
+    named_by_form: bool = False
 
 
 # ---------------------------------------------------------------- results
@@ -352,6 +356,11 @@ class FieldAnalysis(_Frozen):
     added_by: tuple[str, ...] = ()  # see FormField.added_by
 
 
+# What a form says of itself, not of one of its fields (FieldText evidence kinds).
+FORM_EVIDENCE = frozenset({Evidence.BUTTON, Evidence.ACTION, Evidence.HEADING, Evidence.FORM,
+                           Evidence.PHRASE})
+
+
 class FormAnalysis(_Frozen):
     form_index: int
     selector: str
@@ -383,12 +392,18 @@ class FormAnalysis(_Frozen):
         (from ½ for none to 1 for all): a sign-up form of a user name, an e-mail and a
         password passes a login domain's µ too, yet leaves its e-mail unexplained."""
         shown = [f.name for f in self.fields if f.kind == "unbounded" or f.values]
+        # What the form says of itself (its button, heading, action) is one more thing to
+        # explain, when a relevant domain reads it: "Register" beside an e-mail and a password.
+        said = any(d.relevant and d.form_attribute is not None for d in self.domains)
         ranked = []
         for i, d in enumerate(self.domains):
             if not d.relevant:
                 continue
             held = {a.field for a in d.assignments if a.primary} | ({d.chooser.field} if d.chooser else set())
-            share = len(held & set(shown)) / len(shown) if shown else 1.0
+            # a login form's "Log in" names the login domain's user even when a field holds it
+            explained = len(held & set(shown)) + (said and (d.form_attribute is not None or d.named_by_form))
+            items = len(shown) + said
+            share = explained / items if items else 1.0
             times = d.score / d.threshold if d.threshold > 0 else float("inf")
             ranked.append((times * (0.5 + 0.5 * share), i))
         return self.domains[max(ranked)[1]] if ranked else None

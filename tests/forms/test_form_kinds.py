@@ -71,7 +71,7 @@ async def test_json_says_which_evidence_gave_each_text(page: Page, site: Fixture
     recovery = next(d for d in form.domains if d.domain == "password_recovery")
     assert recovery.form_attribute is not None and recovery.form_attribute.attribute == "purpose"
     entry = next(e for e in recovery.similarities if e.field == "" and e.attribute == "purpose")
-    assert entry.evidence in (Evidence.HEADING, Evidence.BUTTON)
+    assert entry.evidence in (Evidence.HEADING, Evidence.BUTTON, Evidence.PHRASE)
 
 
 async def test_a_field_with_no_text_is_named_by_its_markup(page: Page, site: FixtureServer,
