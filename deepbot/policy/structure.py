@@ -39,7 +39,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -83,6 +83,20 @@ def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
     return {tags: tuple(dict.fromkeys(urls)) for tags, urls in out.items()}
 
 
+def forward(page: str, link: str) -> bool:
+    """Whether ``link`` is ``page``'s next page in a pager: its address with one number made
+    larger, or with one more query parameter whose value is a number (a listing's first
+    page has no ``?page=1``, ``?_next=0``)."""
+    if backward(link, page):
+        return True
+    here, there = urlsplit(page), urlsplit(link)
+    if (here.netloc, here.path) != (there.netloc, there.path):
+        return False
+    before, after = set(parse_qsl(here.query)), set(parse_qsl(there.query))
+    added = after - before
+    return before < after and len(added) == 1 and next(iter(added))[1].isdigit()
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     union = a | b
     return len(a & b) / len(union) if union else 1.0
@@ -95,10 +109,6 @@ class _ClassLink:
     indices: int = 0  # non-target pages that link to a target
 
     def value(self) -> float:
-        # The homologous-link conjecture refuted: PROBES pages reached through it and none a
-        # target or an index (or a way to one, found_under). Its links wait until one is.
-        if self.tried >= PROBES and not (self.targets or self.indices):
-            return 0.0
         # Laplace's estimate: an untried class-link is worth half; an index counts half a target.
         return (self.targets + 0.5 * self.indices + 0.5) / (self.tried + 1)
 
@@ -140,6 +150,7 @@ class StructureModel:
         # the way up from a target to the pages that led to it.
         self._pages: dict[str, tuple[str | None, str | None]] = {}
         self._credited: set[str] = set()  # route keys of pages counted as ways to targets
+        self._pagers: dict[str, list[str]] = {}  # route key → its page's next pages, while it lists no target
 
     def learn_sample(self, html: str) -> None:
         from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
@@ -202,6 +213,9 @@ class StructureModel:
         raised to, by class-link. A class-link whose pages lead to targets two links away
         is worth following as one whose pages list them."""
         out: list[tuple[list[str], float]] = []
+        pagers = self._pagers.pop(parent, []) if parent is not None else []
+        if pagers:  # the index's list goes on on its next page
+            out.append((pagers, HOMOLOGOUS))
         key = parent
         for _ in range(LINEAGE):
             if key is None or key not in self._pages:
@@ -218,13 +232,17 @@ class StructureModel:
             key = up
         return out
 
-    def rate(self, collections: dict[str, tuple[str, ...]], page: str | None = None) -> LinkRates:
+    def rate(self, collections: dict[str, tuple[str, ...]], page: str | None = None,
+             route: str | None = None) -> LinkRates:
         """The priority of each link of a page just observed (by URL; its text is not used).
         A link from ``page`` back to a page before it in its pager waits at the bottom: a
         pager walked forward meets every page, and its first page's other address
-        (``?page=1`` beside the bare one) would be fetched twice."""
+        (``?page=1`` beside the bare one) would be fetched twice. Its link to its next page
+        goes on with its list: followed at once if the page lists a known target, else once
+        a target is found under the page (``route``, its route's key: found_under())."""
         cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
         out = LinkRates({}, {}, [])
+        lists_target = any(u in self.targets for urls in collections.values() for u in urls)
         for tags, urls in collections.items():
             key = f"{cluster} {tags}"
             known = self._links.get(key)
@@ -232,21 +250,25 @@ class StructureModel:
             for url in urls:
                 if page is not None and backward(page, url):
                     rate = WAITING
-                elif holds_target:
+                elif holds_target or (page is not None and lists_target and forward(page, url)):
                     rate = HOMOLOGOUS
                     out.homologous.append(url)
-                elif known is not None:
+                elif known is not None and (known.targets or known.indices):
                     rate = known.value()
                     if rate < STOP_BELOW:  # raised if a page reached through it turns out a way to targets
                         self._waiting.setdefault(key, set()).add(url)
                 elif self._probes.get(key, 0) < PROBES:
                     # PROBES links of a class-link in all, not on each page: the pages of one
-                    # cluster read before any probe came back give no more probes.
+                    # cluster read before any probe came back give no more probes. Until a
+                    # probe shows the class-link leads somewhere, the others wait: queued at a
+                    # probe's failure's worth, they would be fetched after it was refuted.
                     self._probes[key] = self._probes.get(key, 0) + 1
                     rate = _ClassLink().value()
                 else:
                     rate = WAITING
                     self._waiting.setdefault(key, set()).add(url)
+                if page is not None and route is not None and not lists_target and forward(page, url):
+                    self._pagers.setdefault(route, []).append(url)
                 out.rates[url] = max(rate, out.rates.get(url, 0.0))
                 out.origins.setdefault(url, key)
         return out
@@ -261,6 +283,7 @@ class StructureModel:
             "pages": {key: list(way) for key, way in self._pages.items()},
             "credited": sorted(self._credited),
             "probes": self._probes,
+            "pagers": self._pagers,
         })
 
     def restore(self, state: str) -> bool:
@@ -275,6 +298,7 @@ class StructureModel:
         self._pages = {key: (way[0], way[1]) for key, way in data.get("pages", {}).items()}
         self._credited = set(data.get("credited", ()))
         self._probes = dict(data.get("probes", {}))
+        self._pagers = {key: list(urls) for key, urls in data.get("pagers", {}).items()}
         return True
 
 
@@ -305,7 +329,7 @@ class StructureProcessor:
             why = (f"{near:.2f} < {self.model.threshold}" if near < self.model.threshold
                    else "tag tree unlike the sample's")
             relevance = Decision(False, STRUCTURE_MISMATCH, why)
-        rates = self.model.rate(collections, ctx.document.final_url)
+        rates = self.model.rate(collections, ctx.document.final_url, ctx.route.key)
         # Those already queued (found earlier, rated lower) move up too.
         if rates.homologous:
             self.raise_priority(rates.homologous, HOMOLOGOUS)
