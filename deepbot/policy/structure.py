@@ -19,10 +19,16 @@ does:
 - every other link is rated by what its class-link has given so far: the share of the
   pages it led to that were targets, or indices (pages linking back to targets);
 - a class-link never tried is probed, as INDESIT checks the homologous-link conjecture:
-  the first PROBES links of its collection get an even chance, the rest wait at the
-  bottom of the frontier; once a probe shows the class-link leads to targets or
-  indices, the links that wait are raised to its value (``RouteStore.raise_priority``),
-  and a collection of news stories or ads costs PROBES downloads, not all of them;
+  PROBES of its links in all (on whichever pages of its cluster) get an even chance, the
+  rest wait at the bottom of the frontier; once a probe shows the class-link leads to
+  targets or indices, the links that wait are raised to its value
+  (``RouteStore.raise_priority``), and a collection of news stories or ads costs PROBES
+  downloads, not all of them;
+- a page is an index when a target is found on it, and the page that led to it a hub,
+  whatever they seemed when read (``found_under``): a year's programme lists sessions,
+  and sessions list papers; their class-links are credited then, and their links raised;
+- a listing's next page is followed once the listing shows a target; a pager's link
+  back to an earlier page waits (its first page's other address would be fetched twice);
 - a target page is stored; any other page is only a way to them. A page whose links are
   few says little by its link collections (an author's page with a header and a footer
   is as like a login page as another author's): a page is a target only if its tag tree
