@@ -33,6 +33,7 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
+from deepbot.cli.learn import Learned
 from deepbot.config import CrawlConfig
 from deepbot.crawl.engine import Crawler
 
@@ -113,7 +114,8 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
         learned = await learn_pattern(site.url(SAMPLE), site.url(ENTRY), workers=2)
         rows: list[dict[str, object]] = [{"crawler": "learn (mapping)", "budget": "none",
                                           "fetched": learned.mapped, "players_fetched": learned.targets,
-                                          "pages_to_last_player": "—", "links_traversed": learned.mapped - 1}]
+                                          "pages_to_last_player": "—", "links_traversed": learned.mapped - 1,
+                                          **_least(learned)}]
         if learned.pattern is None:
             return rows
         pattern = tmp / "pattern.yaml"
@@ -126,7 +128,8 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
                 return crawler.stats.fetched, stored
 
         fetched, stored = await crawl_pattern()
-        rows.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, TARGETS, SAMPLE))
+        rows.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, TARGETS, SAMPLE)
+                    | _least(learned))
         if ADD is not None:
             site.options.update(ADD[0])
             added = ADD[1](site.options)
@@ -134,6 +137,18 @@ async def generated(tmp: Path) -> list[dict[str, object]]:
             rows.append(_pattern_row(f"pattern, rerun after {len(added)} target pages were added", fetched,
                                      stored, added, SAMPLE))
     return rows
+
+
+def _least(learned: Learned) -> dict[str, object]:
+    """The fewest links any crawler from the entry traverses to every target of the mapped
+    site (``SiteMap.least_links``), through any page, and with no link followed from a
+    target, as a navigation pattern goes: a bound for the pattern crawl's links traversed."""
+    out: dict[str, object] = {}
+    for name, least in (("minimum", learned.least), ("minimum_leaves", learned.least_leaves)):
+        if least is not None:
+            out |= {f"{name}_links": least.low if least.exact else f"{least.low}–{least.high}",
+                    f"{name}_per_target": least.per_target()}
+    return out
 
 
 def _real_row(name: str, fetched: int, stored: set[str], truth: Set[str]) -> dict[str, object]:
@@ -175,14 +190,16 @@ async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
         sample = f"{base}/library/books/{rows // 2}"
         learned = await learn_pattern(sample, f"{base}/", workers=2, max_pages=2 * rows)
         out.append({"crawler": "learn (mapping)", "fetched": learned.mapped, "stored": 0,
-                    "precision": "—", "recall": round(learned.targets / rows, 4), "fetched_per_target": "—"})
+                    "precision": "—", "recall": round(learned.targets / rows, 4), "fetched_per_target": "—"}
+                   | _least(learned))
         if learned.pattern is not None:
             pattern = tmp / "pattern.yaml"
             write_pattern(learned.pattern, pattern)
             config = CrawlConfig(pattern=pattern, store=tmp / "pattern.sqlite", workers=2)
             fetched, stored = await _crawl_real(config, base)
             sample_path = sample.removeprefix(base)
-            out.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, truth, sample_path))
+            out.append(_pattern_row("pattern (crawl --pattern)", fetched, stored, truth, sample_path)
+                       | _least(learned))
             with sqlite3.connect(db_path) as db:
                 db.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)", books[rows:])
             added = {f"/library/books/{n}" for n in range(rows + 1, rows + 21)}
@@ -190,15 +207,20 @@ async def real(rows: int, tmp: Path) -> list[dict[str, object]]:
             out.append(_pattern_row("pattern, rerun after 20 books were added", fetched, stored, added,
                                     sample_path))
             truth |= added
-        # At the default depth: deeper, the table's facet and sort links combine without end, and
-        # every such page lists row pages already found (INDESIT counts it an index and goes on).
-        like = CrawlConfig.model_validate({"like": sample, "store": tmp / "like.sqlite", "workers": 2})
-        fetched, stored = await _crawl_real(like, base)
-        out.append(_real_row("structure (--like)", fetched, stored, truth))
+        # At depth 8, as on the fixture sites: the table's facet and sort links combine without
+        # end, and the crawl must end by itself (a class-link's links wait until a probe shows
+        # it leads to targets). At the default depth 3 the table's third page is too deep.
+        budget = 0
+        for depth in (8, None):
+            options: dict[str, object] = {"like": sample, "store": tmp / f"like{depth}.sqlite", "workers": 2}
+            like = CrawlConfig.model_validate(options | ({"depth": depth} if depth else {}))
+            fetched, stored = await _crawl_real(like, base)
+            out.append(_real_row(f"structure (--like, depth {like.depth})", fetched, stored, truth))
+            budget = budget or fetched  # breadth-first gets as many pages as the deeper crawl
         # Breadth-first from the home page stores every page: its recall of the row pages
         # after as many downloads as --like made.
         bfs = CrawlConfig.model_validate({"seeds": (f"{base}/",), "store": tmp / "bfs.sqlite", "workers": 2,
-                                          "max_pages": fetched})
+                                          "max_pages": budget})
         bfs_fetched, bfs_stored = await _crawl_real(bfs, base)
         row = _real_row("breadth-first, as many pages as --like", bfs_fetched, bfs_stored & truth, truth)
         out.append(row | {"stored": len(bfs_stored), "precision": "—"})
@@ -232,12 +254,13 @@ def main() -> None:
             return
         print(f"Datasette, {args.rows} books; the targets are the row pages /library/books/N\n")
         print("| crawler | pages fetched | stored | precision | recall | fetched per target |"
-              " links traversed | traversed per target |")
-        print("|---|---|---|---|---|---|---|---|")
+              " links traversed | traversed per target | minimum per target | minimum, targets as leaves |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for row in real_rows:
             print(f"| {row['crawler']} | {row['fetched']} | {row['stored']} | {row['precision']} |"
                   f" {row['recall']} | {row['fetched_per_target']} | {row.get('links_traversed', '—')} |"
-                  f" {row.get('traversed_per_target', '—')} |")
+                  f" {row.get('traversed_per_target', '—')} | {row.get('minimum_per_target', '—')} |"
+                  f" {row.get('minimum_leaves_per_target', '—')} |")
         return
     budgets = [None if b == "none" else int(b) for b in args.budgets.split(",")]
     global SAMPLE, ENTRY, TARGETS, ADD
@@ -249,13 +272,15 @@ def main() -> None:
         return
     print(f"Sample {SAMPLE}; {len(TARGETS)} target pages in the site\n")
     print("| crawler | budget | pages fetched | target pages fetched | pages until the last of them |"
-          " stored | precision | recall | links traversed | traversed per target |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          " stored | precision | recall | links traversed | traversed per target | minimum per target |"
+          " minimum, targets as leaves |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['crawler']} | {row['budget']} | {row['fetched']} | {row['players_fetched']} |"
               f" {row['pages_to_last_player']} |"
               f" {row.get('stored', '—')} | {row.get('precision', '—')} | {row.get('recall', '—')} |"
-              f" {row.get('links_traversed', '—')} | {row.get('traversed_per_target', '—')} |")
+              f" {row.get('links_traversed', '—')} | {row.get('traversed_per_target', '—')} |"
+              f" {row.get('minimum_per_target', '—')} | {row.get('minimum_leaves_per_target', '—')} |")
 
 
 if __name__ == "__main__":

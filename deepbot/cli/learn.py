@@ -23,6 +23,7 @@ from deepbot.errors import ConfigError
 
 if TYPE_CHECKING:
     from deepbot.learn.crawler import PatternFile
+    from deepbot.learn.mapping import Least
 
 
 def register(sub: Any) -> None:
@@ -60,6 +61,8 @@ class Learned:
     targets: int  # pages built like the sample
     other_shapes: int  # other candidate patterns that reach targets the chosen one misses
     other_targets: int  # targets only they reach
+    least: Least | None = None  # the fewest links any crawler of the mapped site traverses to the targets
+    least_leaves: Least | None = None  # the same, following no link from a target (as a pattern does)
 
 
 async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_pages: int = 2000,
@@ -92,13 +95,15 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
             fetched = crawler.stats.fetched
     chosen = choose_pattern(sitemap)
     if chosen is None:
-        return Learned(None, fetched, len(sitemap.targets), 0, 0)
+        return Learned(None, fetched, len(sitemap.targets), 0, 0, sitemap.least_links(),
+                       sitemap.least_links(leaves=True))
     best, run = chosen.pattern, chosen.run
     levels = tuple(Level(follow=regexes, matched=n, repeat=i in best.repeats)
                    for i, (regexes, n) in enumerate(zip(best.levels, run.matched, strict=True)))
     found = PatternFile(sample=sample_url, entry=entry, threshold=sitemap.threshold, levels=levels,
                         targets=len(run.reached), mapped=fetched)
-    return Learned(found, fetched, len(sitemap.targets), chosen.other_shapes, len(chosen.missed))
+    return Learned(found, fetched, len(sitemap.targets), chosen.other_shapes, len(chosen.missed),
+                   sitemap.least_links(), sitemap.least_links(leaves=True))
 
 
 def write_pattern(found: PatternFile, path: Path) -> None:

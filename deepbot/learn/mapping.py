@@ -13,7 +13,7 @@ first, shortest path to it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 
 from deepbot.learn.patterns import (
@@ -27,6 +27,9 @@ from deepbot.learn.patterns import (
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
 
 THRESHOLD = 0.8  # RTDM similarity to the sample from which a page is a target
+# Steps (sets of pages tried) the search for the fewest links to the targets may take
+# before it gives bounds instead (``SiteMap.least_links``).
+SEARCH_STEPS = 20_000
 MAX_LISTER_GROUPS = 20  # groups of pages linking to targets tried as the way to them, most targets first
 
 
@@ -182,6 +185,127 @@ class SiteMap:
                     if dest in targets and dest not in paths and dest != lister:
                         paths[dest] = [*way(lister), link]
             yield list(paths.values())
+
+
+    def least_links(self, *, leaves: bool = False) -> Least | None:
+        """The fewest links any crawler from the entry must traverse to fetch every target
+        the mapping reached, on the mapped link graph (None without an entry). ``leaves``:
+        with no link followed from a target, as a navigation pattern does (its last level
+        is the targets); otherwise a target's links count as ways to others too (a music
+        guide's "similar artists")."""
+        entry = self.entry
+        if entry is None:
+            return None
+        graph = {page: set() if leaves and page != entry and self.is_target(page)
+                 else self._reached(page) & self.scores.keys() for page in self.scores}
+
+        def reached(keep: set[str]) -> set[str]:
+            return _reach(graph, entry, keep)
+
+        pages = set(graph)
+        targets = reached(pages) & set(self.targets) - {entry}
+        others = [page for page in reached(pages) if page != entry and page not in targets]
+        # A page every way to some target runs through must be fetched by any crawler.
+        forced = {page for page in others if not targets <= reached(pages - {page})}
+        keep = {entry, *targets, *others}
+        # Drop every other page without which the targets are still reached, those that
+        # link to fewest targets first: what is left is a way to all of them.
+        for page in sorted(others, key=lambda p: (len(graph[p] & targets), p)):
+            if page not in forced and targets <= reached(keep - {page}):
+                keep.discard(page)
+        # Then the fewest pages to add to the targets and the forced pages, by a search in
+        # order of size (iterative deepening), within a budget: past it, the sizes tried
+        # all fell short, a higher lower bound.
+        base = frozenset({entry, *targets, *forced})
+        low = len(targets) + len(forced)
+        high = len(keep) - 1
+        if not leaves:  # a way with no link from a target is a way too
+            bound = self.least_links(leaves=True)
+            high = min(high, bound.high if bound is not None else high)
+        for size in range(high - low):
+            try:
+                if _addable(graph, entry, base, size):
+                    return Least(low + size, low + size, len(targets))
+            except _Spent:
+                return Least(low + size, high, len(targets))
+        return Least(high, high, len(targets))
+
+
+def _reach(graph: dict[str, set[str]], entry: str, keep: Set[str]) -> set[str]:
+    """The pages reached from ``entry`` through the pages of ``keep`` alone."""
+    seen, queue = {entry}, deque([entry])
+    while queue:
+        for dest in graph[queue.popleft()]:
+            if dest in keep and dest not in seen:
+                seen.add(dest)
+                queue.append(dest)
+    return seen
+
+
+class _Spent(Exception):
+    """The search for the fewest links spent its budget."""
+
+
+def _addable(graph: dict[str, set[str]], entry: str, base: frozenset[str], size: int) -> bool:
+    """Whether ``size`` pages added to ``base`` make every page of it reachable from
+    ``entry`` through its pages alone. Each step adds one page that any solution holds:
+    a link into a page no chosen page links to, else into what is not reached yet (the
+    first page off the reached ones on a way to it is one not chosen)."""
+    into: dict[str, set[str]] = {}
+    for page, dests in graph.items():
+        for dest in dests:
+            into.setdefault(dest, set()).add(page)
+    failed: dict[frozenset[str], int] = {}  # chosen pages → the most pages left that did not do
+    tried = 0
+
+    def search(chosen: frozenset[str], left: int) -> bool:
+        nonlocal tried
+        if failed.get(chosen, -1) >= left:
+            return False
+        tried += 1
+        if tried > SEARCH_STEPS:
+            raise _Spent
+        seen = _reach(graph, entry, chosen)
+        missing = chosen - seen
+        if not missing:
+            return True
+        options: set[str] | None = None
+        if left:
+            for page in missing:
+                sources = into.get(page, set())
+                if not sources & chosen and (options is None or len(sources) < len(options)):
+                    options = sources
+            if options is None:
+                options = {dest for page in seen for dest in graph[page]} - chosen
+            if any(search(chosen | {page}, left - 1) for page in sorted(options)):
+                return True
+        failed[chosen] = left
+        return False
+
+    return search(base, size)
+
+
+@dataclass(frozen=True)
+class Least:
+    """The fewest links a crawler from the entry must traverse (pages fetched but the entry,
+    as Vidal et al. count) to fetch every target of a mapped site. At least ``low``: the
+    targets, and each page that every way to one of them runs through. At most ``high``:
+    the pages of one way to all of them, left when every page the targets can do without
+    is dropped. When the two are equal, that is the minimum; otherwise the minimum is
+    between them (finding it is a Steiner tree problem)."""
+
+    low: int
+    high: int
+    targets: int
+
+    @property
+    def exact(self) -> bool:
+        return self.low == self.high
+
+    def per_target(self) -> str:
+        """The figure per target, as the bench prints it: one number when it is exact."""
+        low, high = (round(n / max(self.targets, 1), 2) for n in (self.low, self.high))
+        return f"{low:.2f}" if self.exact else f"{low:.2f}–{high:.2f}"
 
 
 @dataclass(frozen=True)

@@ -142,9 +142,25 @@ def _level_regex(values: Sequence[str]) -> str:
     tokens = [_TOKEN.findall(m) for m in middles]
     if len({len(t) for t in tokens}) == 1 and tokens[0]:  # the tokens line up: one regex per position
         middle = "".join(token_regex([t[j] for t in tokens]) for j in range(len(tokens[0])))
-    else:  # they do not (slugs of several words): the characters they use
-        middle = _char_class(middles)
+    else:  # they do not (slugs of several words): the characters they use, then the tokens
+        middle = _char_class_then_tail(tokens)
     return re.escape(prefix) + middle + re.escape(suffix)
+
+
+def _char_class_then_tail(tokens: Sequence[Sequence[str]]) -> str:
+    """Values whose tokens do not line up from the left may from the right: slugs of two to
+    four words each end in ``-`` and a number (a paper's ``graph-estimation-2410``). The
+    characters of what precedes, then one regex per token position aligned from the right,
+    as long as each is one token in all or a number: a value of another ending
+    (``call-for-papers``) is not matched, a slug of more or fewer words is."""
+    tail: list[str] = []
+    while all(len(t) > len(tail) + 1 for t in tokens):
+        ends = [t[len(t) - 1 - len(tail)] for t in tokens]
+        if len(set(ends)) > 1 and not all(end.isdigit() for end in ends):
+            break
+        tail.insert(0, token_regex(ends))
+    heads = ["".join(t[: len(t) - len(tail)]) for t in tokens]
+    return _char_class(heads) + "".join(tail)
 
 
 def _char_class(middles: Sequence[str]) -> str:

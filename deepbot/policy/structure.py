@@ -19,10 +19,16 @@ does:
 - every other link is rated by what its class-link has given so far: the share of the
   pages it led to that were targets, or indices (pages linking back to targets);
 - a class-link never tried is probed, as INDESIT checks the homologous-link conjecture:
-  the first PROBES links of its collection get an even chance, the rest wait at the
-  bottom of the frontier; once a probe shows the class-link leads to targets or
-  indices, the links that wait are raised to its value (``RouteStore.raise_priority``),
-  and a collection of news stories or ads costs PROBES downloads, not all of them;
+  PROBES of its links in all (on whichever pages of its cluster) get an even chance, the
+  rest wait at the bottom of the frontier; once a probe shows the class-link leads to
+  targets or indices, the links that wait are raised to its value
+  (``RouteStore.raise_priority``), and a collection of news stories or ads costs PROBES
+  downloads, not all of them;
+- a page is an index when a target is found on it, and the page that led to it a hub,
+  whatever they seemed when read (``found_under``): a year's programme lists sessions,
+  and sessions list papers; their class-links are credited then, and their links raised;
+- a listing's next page is followed once the listing shows a target; a pager's link
+  back to an earlier page waits (its first page's other address would be fetched twice);
 - a target page is stored; any other page is only a way to them. A page whose links are
   few says little by its link collections (an author's page with a header and a footer
   is as like a login page as another author's): a page is a target only if its tag tree
@@ -39,12 +45,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from deepbot.content.filters import Decision
 from deepbot.content.postprocess import ProcessContext
+from deepbot.learn.patterns import backward
 from deepbot.routes import canonical_url
 
 if TYPE_CHECKING:
@@ -55,6 +62,10 @@ STRUCTURE_MISMATCH = "structure-mismatch"
 HOMOLOGOUS = 0.95  # priority of a link whose collection holds a known target
 PROBES = 3  # links of an untried class-link's collection followed first (the paper's n)
 WAITING = 0.01  # the others' priority until a probe tells
+# How far up from a target page the credit of having led to it goes: the page that lists
+# it (an index) and the page that led to that index (a hub: a year's programme over its
+# sessions, a genre over its pages of artists).
+LINEAGE = 2
 # A structure crawl ends when the best route left is below this: links whose probes never
 # paid, and class-links that led nowhere nine times or more.
 STOP_BELOW = 0.05
@@ -76,6 +87,20 @@ def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
             node = node.parent
         out.setdefault("/".join(reversed(path)), []).append(canonical_url(url))
     return {tags: tuple(dict.fromkeys(urls)) for tags, urls in out.items()}
+
+
+def forward(page: str, link: str) -> bool:
+    """Whether ``link`` is ``page``'s next page in a pager: its address with one number made
+    larger, or with one more query parameter whose value is a number (a listing's first
+    page has no ``?page=1``, ``?_next=0``)."""
+    if backward(link, page):
+        return True
+    here, there = urlsplit(page), urlsplit(link)
+    if (here.netloc, here.path) != (there.netloc, there.path):
+        return False
+    before, after = set(parse_qsl(here.query)), set(parse_qsl(there.query))
+    added = after - before
+    return before < after and len(added) == 1 and next(iter(added))[1].isdigit()
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -126,6 +151,12 @@ class StructureModel:
         self.targets: set[str] = {self.sample}
         self._links: dict[str, _ClassLink] = {}
         self._waiting: dict[str, set[str]] = {}  # untried class-link → links not probed
+        self._probes: dict[str, int] = {}  # untried class-link → its links rated as probes so far
+        # Route key of each page read → (the class-link that led to it, its parent's route key):
+        # the way up from a target to the pages that led to it.
+        self._pages: dict[str, tuple[str | None, str | None]] = {}
+        self._credited: set[str] = set()  # route keys of pages counted as ways to targets
+        self._pagers: dict[str, list[str]] = {}  # route key → its page's next pages, while it lists no target
 
     def learn_sample(self, html: str) -> None:
         from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
@@ -147,12 +178,16 @@ class StructureModel:
         return jaccard(frozenset(collections), self.schema) if self.schema is not None else 0.0
 
     def observe(self, url: str, collections: dict[str, tuple[str, ...]],
-                origin: str | None = None, html: str | None = None) -> tuple[bool, list[str], float]:
+                origin: str | None = None, html: str | None = None, *,
+                key: str | None = None, parent: str | None = None) -> tuple[bool, list[str], float]:
         """A page was read: whether it is a target (its schema like the sample's and, given
         its ``html``, its tag tree too); ``origin``, the class-link that led to it, learns.
         Also the links that waited for that class-link's probes, when they showed it worth
-        following, with the priority to raise them to."""
+        following, with the priority to raise them to. ``key`` and ``parent``, its route's
+        and the route's parent's keys, keep the way to it for found_under()."""
         url = canonical_url(url)
+        if key is not None:
+            self._pages[key] = (origin, parent)
         target = url == self.sample or (self.similarity(collections) >= self.threshold
                                         and self.built_alike(html))
         if target:
@@ -170,28 +205,76 @@ class StructureModel:
             # hundredth sort order or facet) leads to nothing new: it does not keep its
             # class-link worth following.
             link.indices += 1
+            if key is not None:
+                self._credited.add(key)
         waiting = self._waiting.pop(origin, set()) if link.targets or link.indices else set()
         return target, sorted(waiting), link.value()
 
-    def rate(self, collections: dict[str, tuple[str, ...]]) -> LinkRates:
-        """The priority of each link of a page just observed (by URL; its text is not used)."""
+    def found_under(self, parent: str | None) -> list[tuple[list[str], float]]:
+        """A target was found on the page of route ``parent``: that page is an index, and the
+        page that led to it a hub, whatever they seemed when they were read (a session's
+        page lists papers not yet known to be targets; a year's page lists only sessions).
+        The class-links that led to them are credited up to LINEAGE levels, each page once,
+        so the links that waited for those class-links' probes are raised: what they are
+        raised to, by class-link. A class-link whose pages lead to targets two links away
+        is worth following as one whose pages list them."""
+        out: list[tuple[list[str], float]] = []
+        pagers = self._pagers.pop(parent, []) if parent is not None else []
+        if pagers:  # the index's list goes on on its next page
+            out.append((pagers, HOMOLOGOUS))
+        key = parent
+        for _ in range(LINEAGE):
+            if key is None or key not in self._pages:
+                break
+            origin, up = self._pages[key]
+            if key not in self._credited:
+                self._credited.add(key)
+                if origin is not None:
+                    link = self._links.setdefault(origin, _ClassLink())
+                    link.indices += 1
+                    waiting = self._waiting.pop(origin, set())
+                    if waiting:
+                        out.append((sorted(waiting), link.value()))
+            key = up
+        return out
+
+    def rate(self, collections: dict[str, tuple[str, ...]], page: str | None = None,
+             route: str | None = None) -> LinkRates:
+        """The priority of each link of a page just observed (by URL; its text is not used).
+        A link from ``page`` back to a page before it in its pager waits at the bottom: a
+        pager walked forward meets every page, and its first page's other address
+        (``?page=1`` beside the bare one) would be fetched twice. Its link to its next page
+        goes on with its list: followed at once if the page lists a known target, else once
+        a target is found under the page (``route``, its route's key: found_under())."""
         cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
         out = LinkRates({}, {}, [])
+        lists_target = any(u in self.targets for urls in collections.values() for u in urls)
         for tags, urls in collections.items():
             key = f"{cluster} {tags}"
             known = self._links.get(key)
             holds_target = any(u in self.targets for u in urls)
-            for n, url in enumerate(urls):
-                if holds_target:
+            for url in urls:
+                if page is not None and backward(page, url):
+                    rate = WAITING
+                elif holds_target or (page is not None and lists_target and forward(page, url)):
                     rate = HOMOLOGOUS
                     out.homologous.append(url)
-                elif known is not None:
+                elif known is not None and (known.targets or known.indices):
                     rate = known.value()
-                elif n < PROBES:
+                    if rate < STOP_BELOW:  # raised if a page reached through it turns out a way to targets
+                        self._waiting.setdefault(key, set()).add(url)
+                elif self._probes.get(key, 0) < PROBES:
+                    # PROBES links of a class-link in all, not on each page: the pages of one
+                    # cluster read before any probe came back give no more probes. Until a
+                    # probe shows the class-link leads somewhere, the others wait: queued at a
+                    # probe's failure's worth, they would be fetched after it was refuted.
+                    self._probes[key] = self._probes.get(key, 0) + 1
                     rate = _ClassLink().value()
                 else:
                     rate = WAITING
                     self._waiting.setdefault(key, set()).add(url)
+                if page is not None and route is not None and not lists_target and forward(page, url):
+                    self._pagers.setdefault(route, []).append(url)
                 out.rates[url] = max(rate, out.rates.get(url, 0.0))
                 out.origins.setdefault(url, key)
         return out
@@ -203,6 +286,10 @@ class StructureModel:
             "targets": sorted(self.targets),
             "links": {key: [c.tried, c.targets, c.indices] for key, c in self._links.items()},
             "waiting": {key: sorted(urls) for key, urls in self._waiting.items()},
+            "pages": {key: list(way) for key, way in self._pages.items()},
+            "credited": sorted(self._credited),
+            "probes": self._probes,
+            "pagers": self._pagers,
         })
 
     def restore(self, state: str) -> bool:
@@ -213,6 +300,11 @@ class StructureModel:
         self.targets.update(data["targets"])
         self._links = {key: _ClassLink(*counts) for key, counts in data["links"].items()}
         self._waiting = {key: set(urls) for key, urls in data["waiting"].items()}
+        # A model saved before the ways to pages were kept has none: credit starts from here.
+        self._pages = {key: (way[0], way[1]) for key, way in data.get("pages", {}).items()}
+        self._credited = set(data.get("credited", ()))
+        self._probes = dict(data.get("probes", {}))
+        self._pagers = {key: list(urls) for key, urls in data.get("pagers", {}).items()}
         return True
 
 
@@ -230,16 +322,20 @@ class StructureProcessor:
         collections = link_collections(html, ctx.document.final_url) if html else {}
         if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:
             self.model.learn_sample(html)
-        target, waiting, worth = self.model.observe(ctx.route.url, collections, ctx.route.hint, html)
+        target, waiting, worth = self.model.observe(ctx.route.url, collections, ctx.route.hint, html,
+                                                    key=ctx.route.key, parent=ctx.route.parent)
         if waiting:
             self.raise_priority(waiting, worth)
+        if target:
+            for urls, value in self.model.found_under(ctx.route.parent):
+                self.raise_priority(urls, value)
         near = self.model.similarity(collections)
         relevance = ctx.relevance
         if not target and relevance.keep:
             why = (f"{near:.2f} < {self.model.threshold}" if near < self.model.threshold
                    else "tag tree unlike the sample's")
             relevance = Decision(False, STRUCTURE_MISMATCH, why)
-        rates = self.model.rate(collections)
+        rates = self.model.rate(collections, ctx.document.final_url, ctx.route.key)
         # Those already queued (found earlier, rated lower) move up too.
         if rates.homologous:
             self.raise_priority(rates.homologous, HOMOLOGOUS)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from deepbot.policy.structure import HOMOLOGOUS, PROBES, WAITING, StructureModel, jaccard, link_collections
+from deepbot.policy.structure import (
+    HOMOLOGOUS,
+    PROBES,
+    WAITING,
+    StructureModel,
+    forward,
+    jaccard,
+    link_collections,
+)
 
 SITE = "http://cup.test"
 
@@ -59,12 +67,13 @@ def test_an_untried_collection_is_probed_and_the_rest_wait_for_the_verdict() -> 
     team = link_collections(_page(_table("/player/1", "/player/9")), f"{SITE}/team/0")
     target, waiting, worth = model.observe(f"{SITE}/team/0", team, teams.origin(f"{SITE}/team/0"))
     assert not target and waiting == [f"{SITE}/team/{n}" for n in range(PROBES, 6)] and worth == 0.5
-    # A probe that leads nowhere raises nothing, and its class-link is worth less from then on.
+    # A probe that leads nowhere raises nothing, its class-link is worth less from then on,
+    # and its other links wait until a probe shows it leads somewhere.
     news = _page(_list(*(f"/news/{n}" for n in range(6))))
     stories = model.rate(link_collections(news, f"{SITE}/news/"))
     story = link_collections(_page("<p>A story.</p>"), f"{SITE}/news/0")
     assert model.observe(f"{SITE}/news/0", story, stories.origin(f"{SITE}/news/0"))[1:] == ([], 0.25)
-    assert model.rate(link_collections(news, f"{SITE}/news/")).priority(f"{SITE}/news/5") == 0.25
+    assert model.rate(link_collections(news, f"{SITE}/news/")).priority(f"{SITE}/news/5") == WAITING
     # What the model learned goes on in a model restored from its state (a resumed crawl).
     again = StructureModel(f"{SITE}/player/1")
     assert again.restore(model.state()) and again.state() == model.state()
@@ -84,3 +93,83 @@ def test_a_page_listing_only_targets_found_already_is_not_an_index() -> None:
     assert model.observe(f"{SITE}/table?sort=0", first, origin)[2] == 0.25  # nothing new: not an index
     fresh = link_collections(_page(_table("/row/1", "/row/3")), f"{SITE}/table")
     assert model.observe(f"{SITE}/table?sort=1", fresh, origin)[2] == 1 / 3  # row 3 is new: an index
+
+
+def test_a_class_link_leading_to_targets_two_links_away_raises_its_waiting_links() -> None:
+    # Proceedings: the index lists years, a year lists sessions, a session lists papers. A
+    # year's page lists no paper, so it is no index when read; once a paper is found under
+    # one of its sessions, the years' class-link has led to targets, and the years that
+    # waited for its probes are raised.
+    model = StructureModel(f"{SITE}/2024/paper/a")
+    model.learn_sample(_page(_list("/2024/session/1")))
+    years = model.rate(link_collections(_page(_table(*(f"/{y}/" for y in range(2020, 2026)))), f"{SITE}/"))
+    assert [years.priority(f"{SITE}/{y}/") for y in range(2020, 2026)] == [0.5] * PROBES + [WAITING] * 3
+    sessions_list = _list("/2020/session/1", "/2020/session/2")
+    year = link_collections(_page(f"<div>{sessions_list}</div>"), f"{SITE}/2020/")
+    assert model.observe(f"{SITE}/2020/", year, years.origin(f"{SITE}/2020/"), key="y", parent="i")[1:] == (
+        [], 0.25)  # a year's page is no index: nothing is raised yet
+    sessions = model.rate(year)
+    papers = "<ol><li><a href='/2020/paper/b'>b</a></li></ol>"
+    session = link_collections(_page(papers), f"{SITE}/2020/session/1")
+    model.observe(f"{SITE}/2020/session/1", session, sessions.origin(f"{SITE}/2020/session/1"), key="s",
+                  parent="y")
+    paper = link_collections(_page(_list("/2020/session/1")), f"{SITE}/2020/paper/b")
+    assert model.observe(f"{SITE}/2020/paper/b", paper, None, key="p", parent="s")[0]
+    raised = model.found_under("s")
+    # The session's class-link (its others were probes already) and the years' (three waited).
+    assert raised == [([f"{SITE}/{y}/" for y in range(2023, 2026)], 0.5)]
+    assert model.found_under("s") == []  # each page is credited once
+    again = StructureModel(f"{SITE}/2024/paper/a")
+    assert again.restore(model.state()) and again.state() == model.state()
+
+
+def test_a_class_link_is_probed_three_times_in_all_and_dropped_if_none_leads_anywhere() -> None:
+    model = StructureModel(f"{SITE}/player/1")
+    model.learn_sample(_page(_list("/player/2")))
+    # Two stories read before any of their related stories: three probes between them.
+    first = model.rate(link_collections(_page(_table("/news/1", "/news/2")), f"{SITE}/news/0"))
+    second = model.rate(link_collections(_page(_table("/news/3", "/news/4")), f"{SITE}/news/9"))
+    rates = [first.priority(f"{SITE}/news/{n}") for n in (1, 2)] + [
+        second.priority(f"{SITE}/news/{n}") for n in (3, 4)]
+    assert rates == [0.5, 0.5, 0.5, WAITING]
+    story = link_collections(_page("<p>A story.</p>"), f"{SITE}/news/1")
+    for n in (1, 2, 3):
+        model.observe(f"{SITE}/news/{n}", story, first.origin(f"{SITE}/news/1"), key=f"n{n}", parent="n0")
+    # Three probes led nowhere: the homologous-link conjecture does not hold for it, and
+    # its links wait, unless a page it led to turns out a way to targets (found_under).
+    later = model.rate(link_collections(_page(_table("/news/5")), f"{SITE}/news/4"))
+    assert later.priority(f"{SITE}/news/5") == WAITING
+
+
+def test_a_pagers_way_back_waits() -> None:
+    model = StructureModel(f"{SITE}/artist/1")
+    model.learn_sample(_page(_list("/genre/jazz/")))
+    pager = link_collections(_page(_list("/genre/jazz/?page=1", "/genre/jazz/?page=3")), f"{SITE}/")
+    rates = model.rate(pager, f"{SITE}/genre/jazz/?page=2")
+    assert rates.priority(f"{SITE}/genre/jazz/?page=1") == WAITING  # the bare first page was read
+    assert rates.priority(f"{SITE}/genre/jazz/?page=3") == 0.5
+
+
+def test_a_listings_next_page_is_followed_once_a_target_is_found_under_it() -> None:
+    assert forward(f"{SITE}/table", f"{SITE}/table?_next=100")  # the first page has no ?_next
+    assert forward(f"{SITE}/table?_next=100", f"{SITE}/table?_next=200")
+    assert not forward(f"{SITE}/table", f"{SITE}/table?_sort=title")
+    assert not forward(f"{SITE}/table?_next=200", f"{SITE}/table?_next=100")  # its way back
+    model = StructureModel(f"{SITE}/row/150")
+    model.learn_sample(_page(_list("/table")))
+    # The table's first page lists rows not yet known to be targets: its next page waits with
+    # the other links of its kind (exports, facets) ...
+    table = link_collections(_page(_table("/row/1", "/row/2"), "<p><a href='/table.json'>j</a>"
+                                   "<a href='/table.csv'>c</a><a href='/table?_facet=a'>f</a>"
+                                   "<a href='/table?_next=100'>next</a></p>"), f"{SITE}/table")
+    rates = model.rate(table, f"{SITE}/table", "t")
+    assert rates.priority(f"{SITE}/table?_next=100") == WAITING
+    # ... until a row found under it shows the page a listing of targets: its list goes on.
+    assert model.observe(f"{SITE}/row/1", link_collections(_page(_list("/table")), f"{SITE}/row/1"),
+                         rates.origin(f"{SITE}/row/1"), key="r1", parent="t")[0]
+    assert ([f"{SITE}/table?_next=100"], HOMOLOGOUS) in model.found_under("t")
+    # A page that lists a known target already: its next page is followed at once.
+    page = f"{SITE}/table?_next=100"
+    pager = "<p><a href='/table?_next=200'>n</a></p>"
+    second = link_collections(_page(_table("/row/150", "/row/151"), pager), page)
+    assert model.rate(second, page, "t2").priority(f"{SITE}/table?_next=200") == HOMOLOGOUS

@@ -16,7 +16,7 @@ from deepbot.crawl.engine import Crawler
 from deepbot.errors import ConfigError
 from deepbot.frontier import SqliteRouteStore
 from fixtures.server import FixtureServer
-from fixtures.sites import quotes, worldcup
+from fixtures.sites import proceedings, quotes, sound, worldcup
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -55,6 +55,32 @@ async def test_pages_of_few_links_are_told_apart_by_their_tag_tree(tmp_path: Pat
         async with Crawler(config) as crawler:
             stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
     assert stored == quotes.AUTHORS  # all 50, reached through paged listings; not the login page
+
+
+async def _like(site: FixtureServer, sample: str, store: Path) -> set[str]:
+    config = CrawlConfig.model_validate({"like": site.url(sample), "store": store, "workers": 2, "depth": 8,
+                                         "settle_timeout": 2.0})
+    async with Crawler(config) as crawler:
+        return {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+
+
+async def test_a_class_link_is_followed_when_targets_are_two_links_below_its_pages(tmp_path: Path) -> None:
+    # A year's page lists sessions, not papers: read, it is no index. Once papers turn up
+    # under its sessions, the index's links to the other years are raised, and the year
+    # that waited for the probes is not left behind (it was: recall 0.74).
+    with FixtureServer() as site:
+        stored = await _like(site, "/proceedings/2024/paper/graph-estimation-2410", tmp_path / "p")
+    assert stored == proceedings.PAPERS  # not the calls for papers, built by the same template
+
+
+async def test_a_pager_is_walked_forward_once(tmp_path: Path) -> None:
+    # A genre's second page links back to the first as ?page=1, another address of a page
+    # already read: 8 pages were fetched twice.
+    with FixtureServer() as site:
+        stored = await _like(site, "/sound/artist/otis-harper", tmp_path / "s")
+        fetched = [path for _, path in site.hits]
+    assert stored == sound.ARTISTS
+    assert not [path for path in fetched if path.endswith("?page=1")]
 
 
 async def test_a_whole_structure_crawl_finds_every_player_page_and_stops(tmp_path: Path) -> None:

@@ -96,3 +96,24 @@ def test_the_pattern_chosen_takes_the_pager_not_the_tag_pages_that_list_authors_
 def test_a_threshold_outside_zero_to_one_is_refused() -> None:
     with pytest.raises(ValueError, match="threshold"):
         SiteMap("<body></body>", threshold=1.5)
+
+
+def test_the_fewest_links_to_every_target_are_found_on_the_mapped_graph() -> None:
+    # An index over three hubs; the third lists every target the other two list between them.
+    # Targets link to the next one ("similar"), and the entry to the first.
+    target = "<html><body><h1>T</h1><table><tr><td>1</td><td>2</td></tr></table><p>x</p></body></html>"
+    other = "<html><body><ul><li>a</li></ul></body></html>"
+    sitemap = SiteMap(target)
+    site = "http://s.test/"
+    links = {"": ["i", "t1"], "i": ["h1", "h2", "h3"], "h1": ["t1", "t2"], "h2": ["t3", "t4"],
+             "h3": ["t1", "t2", "t3", "t4"], "t1": ["t2"], "t2": ["t3"], "t3": ["t4"], "t4": []}
+    for page, out in links.items():
+        html = target if page.startswith("t") else other
+        sitemap.add(site + page, None if page == "" else site, html, [site + link for link in out])
+    # Through the targets' own links: the four targets alone.
+    least = sitemap.least_links()
+    assert least is not None and (least.low, least.high, least.targets) == (4, 4, 4) and least.exact
+    # As a navigation pattern goes (nothing followed from a target): the index and the hub
+    # that lists all four; the two smaller hubs are not needed.
+    least = sitemap.least_links(leaves=True)
+    assert least is not None and (least.low, least.high) == (6, 6) and least.per_target() == "1.50"

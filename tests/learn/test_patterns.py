@@ -139,3 +139,16 @@ def test_a_repeating_level_generalises_its_numbers_but_not_the_origin() -> None:
     level = (r"http://127\.0\.0\.1:8080/g/[a-z]+/\?page=2",)
     assert pager_numbers((level,), frozenset({0})) == ((r"http://127\.0\.0\.1:8080/g/[a-z]+/\?page=[0-9]+",),)
     assert pager_numbers((level,), frozenset()) == (level,)
+
+
+def test_slugs_of_several_words_keep_the_number_they_end_with() -> None:
+    # Papers' slugs have two to four words and end in a number; the call for papers, served
+    # at an address of the same shape by the same template, has none: the pattern leaves it.
+    papers = [f"http://h.test/2024/paper/{slug}" for slug in
+              ("graph-estimation-2410", "join-sketch-search-2411", "cache-vector-graph-structures-2412")]
+    regex = url_pattern(papers)
+    assert all(re.fullmatch(regex, url) for url in [*papers, "http://h.test/2024/paper/stream-2420"])
+    assert not re.fullmatch(regex, "http://h.test/2024/paper/call-for-papers")
+    # Names that end in words of their own are generalised as before.
+    assert url_pattern(["http://h.test/author/Ada-Austen", "http://h.test/author/Jo-Van-Dyke"]).endswith(
+        "/author/[A-Za-z\\-]+")
