@@ -113,6 +113,9 @@ class _Host:
     spacing: float = 0.0  # the delay asked after it
     paused_until: float = 0.0  # backoff after 429/503
     strikes: int = 0  # consecutive 429/503
+    # One tab of this process at a time asks the database for a slot over every process: the
+    # others wait their turn here rather than each poll it.
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(eq=False)
@@ -197,7 +200,8 @@ class Politeness:
             if self.shared is not None:
                 # The host's slot over every process first: the turn below is then taken by a
                 # visit that can start at once, not spent while it waits for a slot.
-                granted.holder = await self._take_shared(key)
+                async with host.asking:
+                    granted.holder = await self._take_shared(key)
             delay = self._spacing(url)
             # Sleep until the host may be asked again, then look again: another slot
             # holder may have started meanwhile, or a 429/503 paused the host.
