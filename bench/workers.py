@@ -1,13 +1,15 @@
 """Workers benchmark: one crawl on a PostgreSQL store, by 1, 2 and 4 worker processes.
 
-    python bench/workers.py [--workers 1,2,4] [--pages 200] [--tabs 2] [--latency 0.5-1.5] [--url URL]
+    python bench/workers.py [--workers 1,2,4] [--pages 200] [--tabs 2] [--per-host N] [--latency 0.5-1.5]
+                            [--url URL]
 
 The bench site (bench/site.py) is served on 127.0.0.1 with each page answered after its
 ``--latency`` (a range: each page's wait fixed), so that the server, not this machine's cores,
 sets the pace. For each worker count, on a new database of the server at ``--url`` (default
 $DEEPBOT_TEST_POSTGRES): ``deepbot crawl --store URL`` and ``N - 1`` ``deepbot worker``
-processes, each with ``--tabs`` pages at once, crawl the whole site. Measured from outside:
-wall time to the last process's exit, pages as the server counted them, and what the
+processes, each with ``--tabs`` pages at once, crawl the whole site, at most ``--per-host``
+pages at once over all of them (the crawl's ``per_host_concurrency``; default: its default).
+Measured from outside: wall time to the last process's exit, pages as the server counted them, and what the
 database did meanwhile (``pg_stat_database``: transactions committed, and time spent
 executing statements), per page, so that a reader can judge how far it scales on real
 machines. Scaling is pages/s over N times the one-worker pages/s.
@@ -61,7 +63,8 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[Any, float, int, float, float]:
+def run(workers: int, tabs: int, server: Any, admin: str,
+        per_host: int | None = None) -> tuple[Any, float, int, float, float]:
     import psycopg
 
     name = f"deepbot_workers_{workers}_{int(time.time())}"
@@ -73,6 +76,8 @@ def run(workers: int, tabs: int, server: Any, admin: str) -> tuple[Any, float, i
         command = [sys.executable, "-m", "deepbot"]
         crawl = [*command, "crawl", "--store", url, "--seed", server.url, "--depth", "6",
                  "--workers", str(tabs), "--quiet"]
+        if per_host is not None:  # published with the crawl's configuration: the workers take it too
+            crawl += ["--per-host-concurrency", str(per_host)]
         began, launched, cpu = time.perf_counter(), time.monotonic(), _children_cpu()
         processes = [subprocess.Popen(crawl, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)]
         _wait_published(url)
@@ -117,6 +122,8 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2,4", help="comma-separated worker process counts")
     parser.add_argument("--pages", type=int, default=200, help="pages in the site")
     parser.add_argument("--tabs", type=int, default=2, help="pages each worker fetches at once")
+    parser.add_argument("--per-host", type=int, default=None,
+                        help="pages fetched at once from the site over all workers (default: the crawl's)")
     parser.add_argument("--latency", type=site_module.latency_arg, default=site_module.latency_arg("0.5-1.5"))
     parser.add_argument("--url", default=os.environ.get("DEEPBOT_TEST_POSTGRES"),
                         help="PostgreSQL server (default: $DEEPBOT_TEST_POSTGRES)")
@@ -128,7 +135,7 @@ def main() -> None:
     results: list[Result] = []
     with site_module.SiteServer(site, latency=args.latency) as server:
         for n in (int(w) for w in args.workers.split(",")):
-            counts, wall, transactions, active_ms, cpu = run(n, args.tabs, server, args.url)
+            counts, wall, transactions, active_ms, cpu = run(n, args.tabs, server, args.url, args.per_host)
             pages = counts.page_gets
             rate = pages / wall
             one = results[0].pages_per_s / results[0].workers if results else rate / n
@@ -142,7 +149,7 @@ def main() -> None:
         print(json.dumps([asdict(r) for r in results], indent=2))
         return
     print(f"{args.pages}-page site, pages answered after {args.latency} s;"
-          f" {args.tabs} pages at once per worker")
+          f" {args.tabs} pages at once per worker, per_host_concurrency {args.per_host or 'default'}")
     header = (f"{'workers':>7} {'pages':>6} {'wall s':>7} {'pages/s':>8} {'scaling':>8} {'tx/page':>8}"
               f" {'db ms/page':>11} {'CPU s/page':>11} {'start s':>8} {'pages/s between':>16} {'load':>5}")
     print(header)

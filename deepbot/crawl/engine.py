@@ -151,7 +151,7 @@ class Crawler:
                                                                     content_types=config.content_types),
                                 self.robots.token, obey_meta_robots=config.obey_meta_robots)
         self.politeness = Politeness(per_host=config.per_host_concurrency, min_delay=config.min_delay,
-                                     give_up_after=config.give_up_after,
+                                     give_up_after=config.give_up_after, slot_ttl=config.lease_ttl,
                                      crawl_delay=self.robots.crawl_delay if config.obey_robots else None)
 
     async def __aenter__(self) -> Crawler:

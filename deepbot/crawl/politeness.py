@@ -20,13 +20,18 @@ Waiting is asyncio sleeping until the computed time: no polling. A host is keyed
 by its name (and port when not the scheme's default), so http and https of one
 site share their limits.
 
-Several processes crawling one site together (a shared PostgreSQL store) share the spacing
-and the pauses through ``shared``, a ``HostTurns``: each visit also takes its turn there.
+Several processes crawling one site together (a shared PostgreSQL store) share the spacing,
+the pauses and the slots through ``shared``, a ``HostTurns``: each visit also takes one of the
+host's ``per_host`` slots there, and its turn. A slot another process holds is asked for again
+after a short pause that doubles up to a second (the only polling: another process's release
+wakes nobody here), and one never given back (its process died) is free again after
+``slot_ttl`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -36,6 +41,10 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit
+
+from deepbot.errors import DeepBotError
+
+log = logging.getLogger("deepbot.crawl")
 
 BACKOFF_STATUSES = frozenset({429, 503})
 _SECONDS = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
@@ -86,6 +95,15 @@ class HostTurns(Protocol):
         """No visit to ``host`` by any process for ``seconds`` (a 429, 503 or bot check)."""
         ...
 
+    def take_slot(self, host: str, limit: int, ttl: float) -> str | None:
+        """One of ``host``'s ``limit`` slots over every process, held until free_slot() or for
+        ``ttl`` seconds at most (its holder may die): the holder's token, or None if all are taken."""
+        ...
+
+    def free_slot(self, host: str, holder: str) -> None:
+        """Give back the slot ``holder`` took (nothing if it expired and another took it)."""
+        ...
+
 
 @dataclass(eq=False)
 class _Host:
@@ -95,6 +113,9 @@ class _Host:
     spacing: float = 0.0  # the delay asked after it
     paused_until: float = 0.0  # backoff after 429/503
     strikes: int = 0  # consecutive 429/503
+    # One tab of this process at a time asks the database for a slot over every process: the
+    # others wait their turn here rather than each poll it.
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(eq=False)
@@ -105,6 +126,7 @@ class HostSlot:
     _politeness: Politeness = field(repr=False)
     status: int | None = None
     released: bool = False
+    holder: str | None = None  # the slot over every process (HostTurns.take_slot), while held
 
     def record(self, status: int | None, retry_after: str | float | None = None, *,
                refused: bool = False) -> float:
@@ -132,6 +154,7 @@ class Politeness:
         max_backoff: float = 600.0,
         give_up_after: int = 8,
         clock: Callable[[], float] = time.monotonic,
+        slot_ttl: float = 120.0,
     ) -> None:
         if per_host < 1:
             raise ValueError("per_host must be at least 1")
@@ -145,6 +168,9 @@ class Politeness:
         self._clock = clock
         self._hosts: dict[str, _Host] = {}
         self.shared: HostTurns | None = None  # the other processes' turns, when there are any
+        # How long a slot over every process stays taken when its holder never gives it back:
+        # the engine's is its lease_ttl (a visit that outlives its lease is lost anyway).
+        self.slot_ttl = slot_ttl
 
     @asynccontextmanager
     async def slot(self, url: str) -> AsyncIterator[HostSlot]:
@@ -153,6 +179,7 @@ class Politeness:
             yield granted
         finally:
             self.release(granted)
+            await self._free_shared(granted)
 
     async def acquire(self, url: str) -> HostSlot:
         """Wait until a visit to ``url``'s host is polite, then hold one of its slots."""
@@ -170,6 +197,11 @@ class Politeness:
             host.users -= 1
             raise
         try:
+            if self.shared is not None:
+                # The host's slot over every process first: the turn below is then taken by a
+                # visit that can start at once, not spent while it waits for a slot.
+                async with host.asking:
+                    granted.holder = await self._take_shared(key)
             delay = self._spacing(url)
             # Sleep until the host may be asked again, then look again: another slot
             # holder may have started meanwhile, or a 429/503 paused the host.
@@ -180,8 +212,43 @@ class Politeness:
             host.last_start, host.spacing = self._clock(), delay
         except BaseException:
             self._give_back(key, host)
+            await self._free_shared(granted)
             raise
         return granted
+
+    async def _take_shared(self, key: str) -> str:
+        shared = self.shared
+        assert shared is not None
+        pause = 0.05
+        while True:
+            asking = asyncio.ensure_future(asyncio.to_thread(shared.take_slot, key, self.per_host,
+                                                             self.slot_ttl))
+            try:
+                holder = await asyncio.shield(asking)
+            except asyncio.CancelledError:
+                # The database may grant the slot all the same: given back when it answers,
+                # not held to its expiry while other processes wait for the host.
+                asking.add_done_callback(lambda done: self._forget(shared, key, done))
+                raise
+            if holder is not None:
+                return holder
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+    @staticmethod
+    def _forget(shared: HostTurns, key: str, asked: asyncio.Future[str | None]) -> None:
+        if not asked.cancelled() and asked.exception() is None and (holder := asked.result()) is not None:
+            asyncio.get_running_loop().run_in_executor(None, shared.free_slot, key, holder)
+
+    async def _free_shared(self, granted: HostSlot) -> None:
+        holder, granted.holder = granted.holder, None
+        if holder is None or self.shared is None:
+            return
+        try:
+            # Shielded: a cancelled visit still gives its slot back rather than hold it to expiry.
+            await asyncio.shield(asyncio.to_thread(self.shared.free_slot, granted.host, holder))
+        except DeepBotError as exc:  # the database out of reach too long: the slot expires instead
+            log.warning("could not give back a slot of %s: %s", granted.host, exc)
 
     async def turn(self, url: str) -> None:
         """Wait until ``url``'s host may be asked again, then count the request as its latest.

@@ -24,6 +24,7 @@ ack with a stale token changes nothing, a lease whose answer was lost expires by
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 
     Conn = psycopg.Connection[tuple[Any, ...]]
 
+# host_slots came later within version 1: _SCHEMA's statements, which every start runs, make it.
 SCHEMA_VERSION = 1
 
 _SHARDS = 64
@@ -91,6 +93,19 @@ _SCHEMA = (
         routes_done BIGINT NOT NULL DEFAULT 0, state TEXT NOT NULL)""",
     # Politeness over every worker: when each host may be asked next (HostTurns).
     "CREATE TABLE IF NOT EXISTS host_turns (host TEXT PRIMARY KEY, next_at DOUBLE PRECISION NOT NULL)",
+    # ... and its per_host_concurrency slots: a free slot has no holder, or one whose time is up.
+    """CREATE TABLE IF NOT EXISTS host_slots (
+        host TEXT NOT NULL, slot INTEGER NOT NULL, holder TEXT, expires DOUBLE PRECISION NOT NULL DEFAULT 0,
+        PRIMARY KEY (host, slot))""",
+)
+
+# A free slot of the host taken, skipping one another worker is taking: one statement, so one
+# round trip and no transaction of its own.
+_TAKE_SLOT = (
+    "UPDATE host_slots h SET holder = %(holder)s, expires = %(expires)s FROM ("
+    " SELECT slot FROM host_slots WHERE host = %(host)s AND slot < %(limit)s"
+    "  AND (holder IS NULL OR expires <= %(now)s) ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) AS free"
+    " WHERE h.host = %(host)s AND h.slot = free.slot RETURNING h.slot"
 )
 
 
@@ -198,6 +213,7 @@ class PostgresRouteStore(OnDatabase):
         self.routes_done = 0  # by this process: the worker registry shows it
         self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
         self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, (*_SCHEMA, _LEASE_FUNCTION))
+        self._slots_taken = itertools.count(1)  # a token per slot taken: a retried take frees with it
         if recover:
             self.recover()
 
@@ -331,6 +347,13 @@ class PostgresRouteStore(OnDatabase):
     def recover(self) -> int:
         owners = self._db.read("SELECT DISTINCT lease_process FROM routes WHERE state = 1")
         dead = [owner for (owner,) in owners if owner and owner != self._process and is_dead(owner)]
+        holders = self._db.read("SELECT DISTINCT split_part(holder, '#', 1) FROM host_slots"
+                                " WHERE holder IS NOT NULL")
+        gone = [owner for (owner,) in holders if owner != self._process and is_dead(owner)]
+        if gone:  # host slots of a dead process on this machine: free now, not at their expiry
+            self._db.run(lambda conn: conn.execute(
+                "UPDATE host_slots SET holder = NULL, expires = 0 WHERE split_part(holder, '#', 1) = ANY(%s)",
+                (gone,)), atomic=False)
         return sum(self._requeue_leases("lease_process", owner) for owner in dead)
 
     def _requeue_leases(self, column: str, value: str) -> int:
@@ -365,6 +388,28 @@ class PostgresRouteStore(OnDatabase):
             "INSERT INTO host_turns VALUES (%s, %s) ON CONFLICT (host)"
             " DO UPDATE SET next_at = greatest(host_turns.next_at, excluded.next_at)", (host, until)),
             atomic=False)
+
+    def take_slot(self, host: str, limit: int, ttl: float) -> str | None:
+        holder = f"{self._process}#{next(self._slots_taken)}"
+        now = self._clock()
+        asked = {"host": host, "limit": limit, "holder": holder, "now": now, "expires": now + ttl}
+
+        def take(conn: Conn) -> bool:
+            if conn.execute(_TAKE_SLOT, asked).fetchone() is not None:
+                return True
+            # The host's first visit, or a larger limit: its slot rows made, then asked again.
+            made = conn.execute("INSERT INTO host_slots (host, slot) SELECT %s, generate_series(0, %s - 1)"
+                                " ON CONFLICT DO NOTHING", (host, limit)).rowcount
+            return made > 0 and conn.execute(_TAKE_SLOT, asked).fetchone() is not None
+
+        # Each statement is its own transaction: a retried take holds two slots under one token
+        # at most, and free_slot gives both back.
+        return holder if self._db.run(take, atomic=False) else None
+
+    def free_slot(self, host: str, holder: str) -> None:
+        self._db.run(lambda conn: conn.execute(
+            "UPDATE host_slots SET holder = NULL, expires = 0 WHERE host = %s AND holder = %s",
+            (host, holder)), atomic=False)
 
     # -- the worker registry ---------------------------------------------------------
 

@@ -23,28 +23,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from deepbot.content.fingerprint import same_page
 from deepbot.errors import ConfigError, StoreError
 from deepbot.routes import Document, Via
 from deepbot.store.base import Change, Hit, Version, Visit
 from deepbot.store.fts import _CONTROL, _lenient, _simplify  # the parsing SQLite's search does too
+from deepbot.store.history import Dialect, parsed, record_mark, record_upsert, visit_of, visits_query
 from deepbot.store.postgresdb import OnDatabase, PostgresDatabase
-from deepbot.store.sqlite import (
-    _FIELDS,
-    _KEPT,
-    _MARK_CLOSE,
-    _MARK_OPEN,
-    KEEP_VERSIONS,
-    _fingerprint,
-    _first_seen,
-    _parsed,
-    _row,
-    _split_marks,
-    _utc,
-    _visit,
-    fingerprint_of,
-    last_modified_of,
-)
+from deepbot.store.sqlite import _FIELDS, _MARK_CLOSE, _MARK_OPEN, KEEP_VERSIONS, _row, _split_marks
 from deepbot.store.sqlite import _SCHEMA as _SQLITE_SCHEMA
 from deepbot.store.sqlite import _document as sqlite_document
 from deepbot.text.query import Node, Not, Or, Phrase, Term, parse_query
@@ -107,6 +92,7 @@ _UPSERT = (
     + ", ".join(f"{f} = excluded.{f}" for f in _FIELDS if f not in ("id", "route_key"))
     + " RETURNING (xmax = 0)"
 )
+_DIALECT = Dialect(param="%s", lock=" FOR UPDATE", upsert=_UPSERT)
 _WEIGHTS = "'{0.1, 0.2, 0.2, 1.0}'"  # D (text), C (URL), B (summary), A (title): SQLite's 1:2:2:10
 _SNIPPET = f"StartSel={_MARK_OPEN}, StopSel={_MARK_CLOSE}, MaxWords=24, MinWords=12, MaxFragments=2,"
 _SNIPPET += " FragmentDelimiter=\" … \""
@@ -179,87 +165,24 @@ class PostgresDocumentStore(OnDatabase):
     # -- documents ------------------------------------------------------------------
 
     def upsert(self, doc: Document) -> bool:
-        """As SQLite's: the document, and a visit (new, changed or unchanged by fingerprint),
-        the replaced content kept as a version; one transaction, the row locked."""
-        row = _row(doc)
-        fingerprint, at = fingerprint_of(doc), _utc(doc.fetched_at)
-
-        def upsert(conn: Conn) -> bool:
-            known = self._kept(conn, "route_key", doc.route_key)
-            if known is None:
-                change, since = Change.NEW, at
-            elif same_page(_fingerprint(known), fingerprint):  # type: ignore[arg-type]
-                change, since = Change.UNCHANGED, _first_seen(known)  # type: ignore[arg-type]
-            else:
-                change, since = Change.CHANGED, at
-                self._keep_version(conn, known, at)
-            conn.execute(_UPSERT, row)
-            conn.execute("UPDATE documents SET fingerprint = %s, changed_at = %s WHERE route_key = %s",
-                         (fingerprint, since, doc.route_key))
-            conn.execute("INSERT INTO documents_visits (id, url, at, change, last_modified)"
-                         " VALUES (%s, %s, %s, %s, %s)",
-                         (doc.id, doc.url, at, change.value, last_modified_of(doc)))
-            return known is None
-
-        return self._db.run(upsert)
-
-    @staticmethod
-    def _kept(conn: Conn, column: str, value: str) -> dict[str, Any] | None:
-        cursor = conn.execute(f"SELECT {_KEPT} FROM documents WHERE {column} = %s FOR UPDATE", (value,))
-        found = cursor.fetchone()
-        return None if found is None else dict(zip([c.name for c in cursor.description or ()], found,
-                                                    strict=True))
-
-    def _keep_version(self, conn: Conn, row: dict[str, Any], until: str) -> None:
-        if self.keep_versions == 0:
-            return
-        conn.execute("INSERT INTO documents_versions (id, title, text, html, fingerprint, seen_at, until)"
-                     " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                     (row["id"], row["title"], row["text"], row["html"], _fingerprint(row),  # type: ignore[arg-type]
-                      _first_seen(row), until))  # type: ignore[arg-type]
-        conn.execute("DELETE FROM documents_versions WHERE id = %s AND seq NOT IN"
-                     " (SELECT seq FROM documents_versions WHERE id = %s ORDER BY seq DESC LIMIT %s)",
-                     (row["id"], row["id"], self.keep_versions))
+        """As SQLite's (deepbot.store.history), in one transaction, the document's row locked."""
+        row, keep = _row(doc), self.keep_versions
+        return self._db.run(lambda conn: record_upsert(conn, _DIALECT, doc, row, keep=keep))
 
     def mark(self, doc_id: str, change: Change, at: datetime) -> bool:
-        if change not in (Change.UNCHANGED, Change.GONE):
-            raise ValueError(f"mark() records an unchanged or gone document, not {change}")
-        when = _utc(at)
-
-        def mark(conn: Conn) -> bool:
-            row = self._kept(conn, "id", doc_id)
-            if row is None:
-                return False
-            if change is Change.GONE:
-                self._keep_version(conn, row, when)
-                conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
-            conn.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (%s, %s, %s, %s)",
-                         (doc_id, row["url"], when, change.value))
-            return True
-
-        return self._db.run(mark)
+        keep = self.keep_versions
+        return self._db.run(lambda conn: record_mark(conn, _DIALECT, doc_id, change, at, keep=keep))
 
     def visits(self, *, doc_id: str | None = None, since: datetime | None = None) -> Iterator[Visit]:
-        where: list[str] = []
-        args: list[str] = []
-        if doc_id is not None:
-            where.append("id = %s")
-            args.append(doc_id)
-        if since is not None:
-            where.append("at >= %s")
-            args.append(_utc(since))
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self._db.read(f"SELECT id, url, at, change, last_modified FROM documents_visits{clause}"
-                             " ORDER BY at, seq", args)
-        for vid, url, vat, change, last_modified in rows:
-            yield _visit(vid, url, vat, change, last_modified)
+        for vid, url, vat, change, last_modified in self._db.read(*visits_query(_DIALECT, doc_id, since)):
+            yield visit_of(vid, url, vat, change, last_modified)
 
     def versions(self, doc_id: str) -> list[Version]:
         rows = self._db.read("SELECT id, title, text, html, fingerprint, seen_at, until"
                              " FROM documents_versions WHERE id = %s ORDER BY seq DESC", (doc_id,))
         return [Version(doc_id=vid, title=title, text=text,
                         html=zlib.decompress(bytes(html)).decode() if html is not None else "",
-                        fingerprint=fp, seen_at=_parsed(seen), until=_parsed(until))
+                        fingerprint=fp, seen_at=parsed(seen), until=parsed(until))
                 for vid, title, text, html, fp, seen, until in rows]
 
     def _select(self, sql: str, args: tuple[Any, ...]) -> tuple[list[str], list[tuple[Any, ...]]]:

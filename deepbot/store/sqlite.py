@@ -23,17 +23,17 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from datetime import datetime
 from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
-from deepbot.content.fingerprint import page_fingerprint, same_page
 from deepbot.errors import StoreError
 from deepbot.routes import Document, Via
 from deepbot.store.base import Change, Hit, Version, Visit
 from deepbot.store.fts import fts_query
+from deepbot.store.history import Dialect, record_mark, record_upsert, visit_of, visits_query
+from deepbot.store.history import parsed as _parsed
 from deepbot.store.sqlitefile import SqliteFile
 
 SCHEMA_VERSION = "2"
@@ -128,6 +128,7 @@ _UPSERT = (
     " ON CONFLICT (route_key) DO UPDATE SET "
     + ", ".join(f"{f} = excluded.{f}" for f in _FIELDS if f not in ("id", "route_key"))
 )
+_DIALECT = Dialect(param="?", lock="", upsert=_UPSERT)
 # Column weights for bm25(), in index column order: a title match counts ten times a
 # body match, so a page *about* the query outranks one that mentions it.
 _WEIGHTS = (10.0, 2.0, 1.0, 2.0)
@@ -153,52 +154,6 @@ def _document(row: sqlite3.Row) -> Document:
     if "html" in columns and row["html"] is not None:
         data["html"] = zlib.decompress(row["html"]).decode()
     return Document.model_validate(data)
-
-
-def _utc(at: datetime) -> str:
-    """A time as stored in the history tables: UTC, fixed width, so text order is time order."""
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
-
-
-def last_modified_of(doc: Document) -> str | None:
-    """The Last-Modified its server sent with ``doc`` (noted by the crawl), as stored: None
-    when there was none or it is no HTTP date."""
-    sent = doc.meta.get("last_modified")
-    if not isinstance(sent, str):
-        return None
-    try:
-        return _utc(parsedate_to_datetime(sent))
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
-def _visit(doc_id: str, url: str, at: str, change: str, last_modified: str | None) -> Visit:
-    return Visit(doc_id=doc_id, url=url, at=_parsed(at), change=Change(change),
-                 last_modified=None if last_modified is None else _parsed(last_modified))
-
-
-def fingerprint_of(doc: Document) -> str:
-    """The crawl's fingerprint of the page (text and links), or one of its text alone."""
-    return doc.meta.get("fingerprint") or page_fingerprint(doc.text)
-
-
-# What a visit reads of the stored row: to compare, and to keep as a version.
-_KEPT = "id, url, title, text, html, fingerprint, fetched_at, changed_at"
-
-
-def _fingerprint(row: sqlite3.Row) -> str:
-    return str(row["fingerprint"] or page_fingerprint(row["text"]))  # NULL: stored by schema 1
-
-
-def _first_seen(row: sqlite3.Row) -> str:
-    return str(row["changed_at"] or _utc(_parsed(row["fetched_at"])))
-
-
-def _parsed(stamp: str) -> datetime:
-    at = datetime.fromisoformat(stamp)
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def _split_marks(marked: str) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -266,65 +221,16 @@ class SqliteDocumentStore:
     # -- documents ------------------------------------------------------------------
 
     def upsert(self, doc: Document) -> bool:
-        row = _row(doc)
-        fingerprint, at = fingerprint_of(doc), _utc(doc.fetched_at)
         with self._write() as db:
-            known = db.execute(f"SELECT {_KEPT} FROM documents WHERE route_key = ?",
-                               (doc.route_key,)).fetchone()
-            if known is None:
-                change, since = Change.NEW, at
-            elif same_page(_fingerprint(known), fingerprint):
-                change, since = Change.UNCHANGED, _first_seen(known)
-            else:
-                change, since = Change.CHANGED, at
-                self._keep_version(db, known, at)
-            db.execute(_UPSERT, row)
-            db.execute("UPDATE documents SET fingerprint = ?, changed_at = ? WHERE route_key = ?",
-                       (fingerprint, since, doc.route_key))
-            db.execute("INSERT INTO documents_visits (id, url, at, change, last_modified)"
-                       " VALUES (?, ?, ?, ?, ?)", (doc.id, doc.url, at, change.value, last_modified_of(doc)))
-        return known is None
-
-    def _keep_version(self, db: sqlite3.Connection, row: sqlite3.Row, until: str) -> None:
-        """Keep the stored content of ``row`` as its document's newest earlier version."""
-        if self.keep_versions == 0:
-            return
-        db.execute(
-            "INSERT INTO documents_versions (id, title, text, html, fingerprint, seen_at, until)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row["id"], row["title"], row["text"], row["html"], _fingerprint(row), _first_seen(row), until))
-        db.execute("DELETE FROM documents_versions WHERE id = ? AND seq NOT IN"
-                   " (SELECT seq FROM documents_versions WHERE id = ? ORDER BY seq DESC LIMIT ?)",
-                   (row["id"], row["id"], self.keep_versions))
+            return record_upsert(db, _DIALECT, doc, _row(doc), keep=self.keep_versions)
 
     def mark(self, doc_id: str, change: Change, at: datetime) -> bool:
-        if change not in (Change.UNCHANGED, Change.GONE):
-            raise ValueError(f"mark() records an unchanged or gone document, not {change}")
-        when = _utc(at)
         with self._write() as db:
-            row = db.execute(f"SELECT {_KEPT} FROM documents WHERE id = ?", (doc_id,)).fetchone()
-            if row is None:
-                return False
-            if change is Change.GONE:
-                self._keep_version(db, row, when)
-                db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-            db.execute("INSERT INTO documents_visits (id, url, at, change) VALUES (?, ?, ?, ?)",
-                       (doc_id, row["url"], when, change.value))
-        return True
+            return record_mark(db, _DIALECT, doc_id, change, at, keep=self.keep_versions)
 
     def visits(self, *, doc_id: str | None = None, since: datetime | None = None) -> Iterator[Visit]:
-        where, args = [], []
-        if doc_id is not None:
-            where.append("id = ?")
-            args.append(doc_id)
-        if since is not None:
-            where.append("at >= ?")
-            args.append(_utc(since))
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self._read(f"SELECT id, url, at, change, last_modified FROM documents_visits{clause}"
-                          " ORDER BY at, seq", tuple(args))
-        for row in rows:
-            yield _visit(row["id"], row["url"], row["at"], row["change"], row["last_modified"])
+        for row in self._read(*visits_query(_DIALECT, doc_id, since)):
+            yield visit_of(row["id"], row["url"], row["at"], row["change"], row["last_modified"])
 
     def versions(self, doc_id: str) -> list[Version]:
         rows = self._read("SELECT * FROM documents_versions WHERE id = ? ORDER BY seq DESC", (doc_id,))

@@ -23,8 +23,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from deepbot.demo.server import Handler
 from deepbot.frontier.postgres import PostgresRouteStore
-from fixtures.server import FixtureServer, Request
+from fixtures.server import FixtureServer, Request, Response
 from postgres.database import Databases, admin_url
 
 # One xdist worker for the module: the reference crawl is made once, not once per worker.
@@ -101,15 +102,45 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class TimedServer(FixtureServer):
-    """The fixture web, with when each request arrived."""
+    """The fixture web, with when each request arrived; and, while ``hold`` is set, each page
+    of a site answered that many seconds late, its start and end logged in ``spans``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.arrivals: list[tuple[float, str]] = []
+        self.hold = 0.0
+        self.spans: list[tuple[float, float, str]] = []
+        resolve = self.app.resolve
+
+        def timed(method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
+            found = resolve(method, path)
+            if found is None or not self.hold or path == "/robots.txt":
+                return found
+            handler, params = found
+
+            def held(request: Request) -> Response:
+                began = time.monotonic()
+                time.sleep(self.hold)  # long enough for visits let through together to overlap
+                answer = handler(request)
+                self.spans.append((began, time.monotonic(), path))
+                return answer
+
+            return held, params
+
+        self.app.resolve = timed  # type: ignore[method-assign]
 
     def record(self, request: Request) -> None:
         super().record(request)
         self.arrivals.append((time.monotonic(), request.path))
+
+    def most_at_once(self) -> int:
+        """The most page requests the server was answering at one time."""
+        edges = sorted([(start, 1) for start, _, _ in self.spans] + [(end, -1) for _, end, _ in self.spans])
+        running = most = 0
+        for _, step in edges:  # at a tie an end sorts first: touching spans do not overlap
+            running += step
+            most = max(most, running)
+        return most
 
 
 @pytest.fixture(scope="module")
@@ -268,3 +299,31 @@ def test_max_pages_holds_for_the_whole_crawl(site: FixtureServer, shared: str, t
     # with 5 routes done or in flight (each worker alone would have taken 6).
     assert 6 <= done[0] <= 6 + 3, done
     assert left[0] > 0  # the crawl had more to do: the budget stopped it
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_per_host_concurrency_holds_across_workers(site: TimedServer, shared: str, tmp_path: Path,
+                                                   limit: int) -> None:
+    """Two processes of two tabs each, one host, per_host_concurrency 1 then 2: the server never
+    answers more pages at once than the limit (each process alone would let the limit through),
+    as its log of each page's start and end shows; robots.txt is fetched once for the crawl."""
+    polite = tmp_path / "polite.yaml"
+    polite.write_text(f"lease_ttl: 30\nworkers: 2\nmin_delay: 0\nper_host_concurrency: {limit}\n"
+                      "max_pages: 16\n")
+    site.spans.clear()
+    site.hits.clear()
+    site.hold = 0.4
+    try:
+        ended = _finish(_start_crawl(site, polite, shared, 2))
+    finally:
+        site.hold = 0.0
+    assert [code for code, _ in ended] == [0, 0], ended
+    with PostgresRouteStore(shared, recover=False) as store:
+        assert sum(1 for w in store.workers() if w.routes_done) == 2  # both fetched pages
+    assert len(site.spans) >= 12
+    # Four tabs with pages waiting: without the shared slots each process lets `limit` pages
+    # through, twice the limit together; with them the limit is reached, never passed.
+    assert site.most_at_once() == limit, sorted(site.spans)
+    assert sum(1 for _, path in site.hits if path == "/robots.txt") == 1
+    with psycopg.connect(shared) as conn:  # every slot given back at the end
+        assert conn.execute("SELECT count(*) FROM host_slots WHERE holder IS NOT NULL").fetchone() == (0,)
