@@ -117,7 +117,7 @@ def _learned(rng: np.random.Generator, changes: list[np.ndarray], budget: float,
 
 def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy: Policy, estimated: bool,
          budget: float, learn: float, horizon: float, epoch: float,
-         estimator: Estimator = Estimator.POSTERIOR, probes: bool = False) -> tuple[np.ndarray, int]:
+         estimator: Estimator = Estimator.POSTERIOR) -> tuple[np.ndarray, int]:
     """Visit under ``policy`` from ``learn`` to ``horizon``, planning again every ``epoch`` days
     (on re-estimated rates when ``estimated``). Returns the last plan's visit rates and visits made."""
     visits = 0
@@ -125,8 +125,7 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
     for begin in np.arange(learn, horizon, epoch):
         stop = min(begin + epoch, horizon)
         if estimated:
-            per_day = plan([p.history() for p in pages], budget, policy, estimator=estimator,
-                           horizon=horizon - begin if probes else None, epoch=epoch)
+            per_day = plan([p.history() for p in pages], budget, policy, estimator=estimator)
         else:
             per_day = visit_rates(true, budget, policy)
         for page, f in zip(pages, per_day, strict=True):
@@ -145,7 +144,7 @@ def _run(rng: np.random.Generator, pages: list[_Page], true: np.ndarray, policy:
 
 def simulate(pages: int, budget: float, days: float, learn: float, min_rate: float, max_rate: float,
              seed: int, epoch: float = 7.0, last_modified: float = 0.0,
-             estimator: Estimator = Estimator.POSTERIOR, probes: bool = False) -> list[Row]:
+             estimator: Estimator = Estimator.POSTERIOR) -> list[Row]:
     rng = np.random.default_rng(seed)
     true = np.exp(rng.uniform(math.log(min_rate), math.log(max_rate), pages))
     horizon = learn + days
@@ -159,7 +158,7 @@ def simulate(pages: int, budget: float, days: float, learn: float, min_rate: flo
         for policy in Policy:
             state = [p.copy() for p in learned]
             per_day, visits = _run(rng, state, true, policy, estimated, budget, learn, horizon, epoch,
-                                   estimator, probes)
+                                   estimator)
             fresh = aged = 0.0
             for page in state:
                 f, a = _score(page.changes, np.array(page.fetches), learn, horizon)
@@ -201,9 +200,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--estimator", choices=[e.value for e in Estimator], default=Estimator.POSTERIOR,
                         help="how the optimal policy reads the histories: each page's posterior over "
                              "its rate (empirical Bayes, the default) or one rate per page, with probes")
-    parser.add_argument("--kg", action="store_true",
-                        help="the posterior planner probes saturated pages where the probes' value of "
-                             "information (knowledge gradient) is positive")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.pages < 1 or args.budget <= 0 or args.days <= 0 or args.learn <= 0:
@@ -212,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--last-modified is a share, from 0 to 1")
     began = time.perf_counter()
     rows = simulate(args.pages, args.budget, args.days, args.learn, args.min_rate, args.max_rate, args.seed,
-                    last_modified=args.last_modified, estimator=Estimator(args.estimator), probes=args.kg)
+                    last_modified=args.last_modified, estimator=Estimator(args.estimator))
     checks = _checks(rows)
     seconds = round(time.perf_counter() - began, 2)
     if args.json:

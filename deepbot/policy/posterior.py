@@ -25,14 +25,6 @@ rates *across the crawl's pages* (the prior) is learned from every page's histor
    is bisected until the visits sum to the budget.
 
 With a posterior concentrated on one rate this is the optimal policy on that rate.
-
-5. **Value of information** (``probe_values``, used only when the planner is told how many
-   days its plans still have): probing a page at a short gap is worth the expected rise of
-   its best plan's value (freshness net of visits at μ) once the probes' outcome updates
-   its posterior, over the days left, plus the probes' own value against the plan's. This
-   is the knowledge gradient (Frazier, Powell and Dayanik, "A knowledge-gradient policy
-   for sequential information collection", SIAM J. Control Optim. 47(5), 2008), one step
-   ahead, with the step a week of probes rather than one visit.
 """
 
 from __future__ import annotations
@@ -169,24 +161,6 @@ def _rates_at(marg: npt.NDArray[np.float32], first: Array, log_mu: float) -> Arr
     return out
 
 
-def multiplier(post: Array, budget: float, grid: Array = GRID) -> float:
-    """The μ at which the pages' optimal visit rates under their posteriors sum to ``budget``
-    (the marginal freshness of a visit a day); ``optimal_rates`` plans at it."""
-    first = post @ (1 / np.asarray(grid, dtype=float))
-    return math.exp(_log_multiplier(_marginals(post, grid), first, budget))
-
-
-def _log_multiplier(marg: npt.NDArray[np.float32], first: Array, budget: float) -> float:
-    lo, hi = math.log(float(marg[:, -1].min()) * 0.5 + 1e-300), math.log(float(first.max()))
-    for _ in range(_BISECTIONS):
-        mid = (lo + hi) / 2
-        if _rates_at(marg, first, mid).sum() > budget:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
 def optimal_rates(post: Array, budget: float, grid: Array = GRID) -> Array:
     """Visits per day per page maximising the sum of expected freshness under the posteriors,
     summing to ``budget``."""
@@ -196,47 +170,13 @@ def optimal_rates(post: Array, budget: float, grid: Array = GRID) -> Array:
     lam = np.asarray(grid, dtype=float)
     marg = _marginals(post, grid)
     first = post @ (1 / lam)  # the marginal gain of a page's first visits: E[1/λ]
-    found = _rates_at(marg, first, _log_multiplier(marg, first, budget))
+    lo, hi = math.log(float(marg[:, -1].min()) * 0.5 + 1e-300), math.log(float(first.max()))
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2
+        if _rates_at(marg, first, mid).sum() > budget:
+            lo = mid
+        else:
+            hi = mid
+    found = _rates_at(marg, first, hi)
     spent = found.sum()
     return found * (budget / spent) if spent > 0 else np.full(n, budget / n)
-
-
-# Visit rates the value of a plan is maximised over (``plan_values``): coarser than _FREQS,
-# since the value is flat at its maximum.
-_VALUE_FREQS = np.geomspace(1e-4, 1e2, 97)
-
-
-def plan_values(post: Array, mu: float, grid: Array = GRID) -> Array:
-    """Each page's best Lagrangian value per day, max_f E[F(λ, 1/f)] − μf (0 at f = 0): the
-    expected freshness its best visit rate buys, net of what those visits cost at μ."""
-    lam = np.asarray(grid, dtype=float)
-    x = lam[:, None] / _VALUE_FREQS[None, :]
-    fresh = -np.expm1(-x) / x  # F(λ, 1/f) on the grid (rows) at each visit rate (columns)
-    net = post @ fresh - mu * _VALUE_FREQS[None, :]
-    return np.asarray(np.maximum(net.max(axis=1), 0.0), dtype=float)
-
-
-def probe_values(post: Array, mu: float, gap: float, visits: int, horizon: float, epoch: float,
-                 grid: Array = GRID) -> Array:
-    """The value of information (knowledge gradient, in freshness × days) of probing each page:
-    ``visits`` revisits ``gap`` days apart during the next ``epoch`` days, instead of its plan.
-
-    The probes' outcome is how many of them find the page changed, k of ``visits``
-    (binomial at each rate of the grid). For each k the page's posterior is updated and its
-    best plan re-valued at ``mu`` (``plan_values``); the gain is the expected rise of that
-    value over the ``horizon`` days after the epoch, plus the epoch's own value under the
-    probes (their freshness net of their cost at ``mu``) against the plan's.
-    """
-    lam = np.asarray(grid, dtype=float)
-    stay = np.exp(-lam * gap)  # P(unchanged over one gap | λ)
-    now = plan_values(post, mu, grid)
-    after = np.zeros(post.shape[0])
-    for k in range(visits + 1):
-        lik = math.comb(visits, k) * (1 - stay) ** k * stay ** (visits - k)
-        joint = post * lik[None, :]
-        chance = joint.sum(axis=1)
-        safe = np.where(chance > 0, chance, 1.0)
-        after += chance * plan_values(joint / safe[:, None], mu, grid)
-    x = lam * gap
-    probing = post @ (-np.expm1(-x) / x) - mu / gap  # the epoch under probes, per day
-    return np.asarray(horizon * (after - now) + epoch * (probing - now), dtype=float)

@@ -69,7 +69,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import numpy.typing as npt
 
-from deepbot.policy.posterior import multiplier, optimal_rates, posteriors, probe_values
+from deepbot.policy.posterior import optimal_rates, posteriors
 from deepbot.store.base import Change, Visit
 
 Rates = npt.NDArray[np.float64]
@@ -314,8 +314,7 @@ PROBE_SHARE = 0.5  # at most this share of the budget goes to probing saturated 
 
 
 def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
-         min_interval: float | None = None, estimator: Estimator | str = Estimator.POSTERIOR,
-         horizon: float | None = None, epoch: float = 7.0) -> Rates:
+         min_interval: float | None = None, estimator: Estimator | str = Estimator.POSTERIOR) -> Rates:
     """Visits per day for each page, from the pages' histories, summing to ``budget``.
 
     The optimal policy plans on each page's posterior over its change rate by default
@@ -335,14 +334,10 @@ def plan(histories: Sequence[History], budget: float, policy: Policy | str, *,
     (``estimate_rate_dated``). The rest is shared by the policy.
 
     Either way every page keeps a visit at least every 8 uniform intervals (N/B × 8 days).
-
-    Given the ``horizon`` (days the plans still have to run) and the ``epoch`` (days until
-    the next plan), the posterior planner probes saturated pages where the probes' value of
-    information is positive (``_probes``); without it, never.
     """
     policy = Policy(policy)
     if policy is Policy.OPTIMAL and histories and Estimator(estimator) is Estimator.POSTERIOR:
-        return _plan_posterior(histories, budget, horizon, epoch)
+        return _plan_posterior(histories, budget)
     rates = np.array([h.rate() for h in histories], dtype=float)
     if policy is Policy.UNIFORM or not histories:
         return visit_rates(rates, budget, policy)
@@ -370,57 +365,11 @@ def _least(budget: float, pages: int) -> float:
     return budget / pages / 8
 
 
-KG_SHARE = 0.1  # at most this share of the budget goes to probes of positive value of information
-# Probes tried: this many visits evenly spread over the epoch. Not one: a lone visit comes
-# when the schedule catches up with an overdue page, after however long it waited, which
-# for a saturated page tells next to nothing.
-KG_VISITS = (2, 3, 4, 6, 8, 12, 16)
-
-
-def _plan_posterior(histories: Sequence[History], budget: float, horizon: float | None = None,
-                    epoch: float = 7.0) -> Rates:
+def _plan_posterior(histories: Sequence[History], budget: float) -> Rates:
     least = _least(budget, len(histories))
-    post = posteriors(histories)
-    # Without a horizon no probes: a saturated page's posterior already says how likely each
-    # rate is, and probes on top of it measured 0.94× (half the budget) and 1.02× (a fifth) against 1.03×.
-    probe = _probes(histories, post, budget, horizon - epoch, epoch) if horizon is not None else None
-    if probe is None or not probe.any():
-        return least + optimal_rates(post, budget - least * len(histories))
-    rest = probe == 0
-    out = probe.copy()
-    out[rest] = least + optimal_rates(post[rest], budget - probe.sum() - least * int(rest.sum()))
-    return out
-
-
-def _probes(histories: Sequence[History], post: npt.NDArray[np.float64], budget: float, after: float,
-            epoch: float) -> Rates | None:
-    """Visits a day of the saturated pages worth probing this epoch (0 for the others): the
-    pages whose probes at a short gap have a positive value of information
-    (``posterior.probe_values``, at the plan's multiplier μ), the most valuable per visit
-    first, until KG_SHARE of the budget is spent."""
-    saturated = np.flatnonzero([h.saturated for h in histories])
-    if after <= 0 or saturated.size == 0:
-        return None
-    n = len(histories)
-    mu = multiplier(post, budget - _least(budget, n) * n)
-    best = np.zeros(saturated.size)
-    rate = np.zeros(saturated.size)
-    for visits in KG_VISITS:
-        gap = epoch / visits
-        value = probe_values(post[saturated], mu, gap, visits, after, epoch) / visits
-        better = value > best
-        best[better], rate[better] = value[better], 1 / gap
-    out = np.zeros(n)
-    spent = 0.0
-    # As for the point planner's probes: the share is of the undated pages' budget, a dated
-    # page needing none.
-    cap = KG_SHARE * budget * sum(not h.dates_changes for h in histories) / n
-    for i in np.argsort(-best):
-        if best[i] <= 0 or spent + rate[i] > cap:
-            break
-        out[saturated[i]] = rate[i]
-        spent += rate[i]
-    return out
+    # No probes: a saturated page's posterior already says how likely each rate is, and
+    # probes on top of it measured 0.94× (half the budget) and 1.02× (a fifth) against 1.03×.
+    return least + optimal_rates(posteriors(histories), budget - least * len(histories))
 
 
 def revisit_order(visit_rate: Mapping[str, float], last_visit: Mapping[str, float], now: float) -> list[str]:
