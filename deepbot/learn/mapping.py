@@ -22,6 +22,7 @@ from deepbot.learn.patterns import (
     backward,
     group_urls,
     navigation_patterns,
+    repeating_targets,
     skippable,
 )
 from deepbot.learn.rtdm import Classes, PageTree, similarity, tree_of
@@ -115,8 +116,9 @@ class SiteMap:
         """What the generated crawler would do on the mapped site (Vidal et al.'s Figure 9,
         as ``PatternProcessor`` runs it): breadth-first from the entry, at each level only
         the links the pattern follows, each URL once; a page of the last level is a target
-        if it is built like the sample. A page the mapping never fetched counts as
-        traversed, with no links and not a target."""
+        if it is built like the sample, and only a target's links are followed when that
+        level repeats. A page the mapping never fetched counts as traversed, with no links
+        and not a target."""
         entry = self.entry
         if entry is None:
             return Traversal(frozenset(), 0, ())
@@ -128,9 +130,11 @@ class SiteMap:
         while queue:
             url, level = queue.popleft()
             if level == last:
-                if self.is_target(url):
-                    reached.add(url)
-                continue
+                if not self.is_target(url):
+                    continue  # fetched to be rejected: its links are not followed
+                reached.add(url)
+                if not pattern.over_targets:
+                    continue
             for link in self.links.get(url, ()):
                 nxt = pattern.next_level(level, link)
                 dest = self._to(url, link)
@@ -332,13 +336,16 @@ class Choice:
 def choose_pattern(sitemap: SiteMap) -> Choice | None:
     """The paper's candidates come from the shortest paths to the targets; the paths
     through each group of pages that link to targets give more (a pager the walk met
-    late). Each runs on the mapped site: the one that reaches most targets is taken, and
-    of those the one that traverses fewest links (hubs whose lists overlap cost more than
-    the pager that lists each target once). None when no target has a path."""
+    late). Each also with its last level repeating over the targets (a target's links to
+    related targets). Each runs on the mapped site: the one that reaches most targets is
+    taken, and of those the one that traverses fewest links (hubs whose lists overlap cost
+    more than the pager that lists each target once). None when no target has a path."""
     candidates = navigation_patterns(list(sitemap.target_paths()))
     for paths in sitemap.lister_paths():
         candidates.extend(navigation_patterns(paths))
     candidates.extend(skippable(candidates))
+    # After the others: on a tie, a pattern that follows no link from a target is kept.
+    candidates.extend(repeating_targets(candidates))
     if not candidates:
         return None
     runs = [sitemap.traversal(pattern) for pattern in candidates]
