@@ -69,7 +69,8 @@ class Level(Frozen):
     follow: tuple[str, ...] = Field(min_length=1)
     matched: int = 0  # links that matched while learning (for the person who edits)
     # A pager: its links are followed again from a page it reached (page 2 → page 3 → …),
-    # and it may be skipped (the listing's first page is the previous level's).
+    # and it may be skipped (the listing's first page is the previous level's). The last
+    # level repeating: a target's links to other targets are followed ("similar artists").
     repeat: bool = False
 
 
