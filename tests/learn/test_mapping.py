@@ -172,3 +172,19 @@ def test_a_pattern_repeating_over_the_targets_follows_no_link_from_a_page_unlike
     assert {urlsplit(u).path for u in run.reached} == {"/t1"} and run.traversed == 2
     sitemap.scores["http://s.test/t2"] = 1.0  # built like the sample after all: t3 is reached through it
     assert len(sitemap.traversal(repeating).reached) == 3
+
+
+def test_the_last_level_repeats_only_where_the_pattern_without_it_is_above_the_goal() -> None:
+    # One hub lists the eight targets (9 links for 8: 1.125, within 1.2), and the entry
+    # features the first, which leads to all the others: 8 links, but every rerun would
+    # read every target again. The hub's pattern is kept.
+    chain = {f"t{n}": [f"t{n + 1}"] for n in range(1, 8)}
+    sitemap = _graph({"": ["t1", "hub"], "hub": [f"t{n}" for n in range(1, 9)], **chain, "t8": []})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None and len(chosen.run.reached) == 8
+    assert not chosen.pattern.over_targets and chosen.run.traversed == 9
+    # Two hubs of four (10 links for 8: 1.25): the featured target's links are followed.
+    sitemap = _graph({"": ["t1", "hub/1", "hub/2"], "hub/1": [f"t{n}" for n in range(1, 5)],
+                      "hub/2": [f"t{n}" for n in range(5, 9)], **chain, "t8": []})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None and chosen.pattern.over_targets and chosen.run.traversed == 8
