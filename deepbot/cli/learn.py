@@ -108,7 +108,9 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
 
 def write_pattern(found: PatternFile, path: Path) -> None:
     text = ("# A navigation pattern: from the entry page, follow at each level the links matching one of\n"
-            "# its regexes (Python re, whole URL); the last level's pages are the targets. Edit freely;\n"
+            "# its regexes (Python re, whole URL); the last level's pages are the targets. A level with\n"
+            "# repeat: true is followed again from its own pages (a pager), and may be skipped; the last\n"
+            "# level repeating follows the targets' links to other targets. Edit freely;\n"
             f"# run it with: deepbot crawl --pattern {path}\n")
     text += yaml.safe_dump(found.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=120)
     path.write_text(text, encoding="utf-8")
@@ -129,7 +131,8 @@ async def _learn(args: argparse.Namespace) -> int:
     write_pattern(found, args.output)
     print(f"The pattern reaches {found.targets} of them in {len(found.levels)} levels:")
     for n, level in enumerate(found.levels, 1):
-        again = "  (repeats: a pager)" if level.repeat else ""
+        again = ("" if not level.repeat else "  (repeats: a pager)" if n < len(found.levels)
+                 else "  (repeats: from a target, its links to other targets)")
         print(f"  level {n}: " + "  |  ".join(level.follow) + again)
     if learned.other_targets:
         print(f"({learned.other_shapes} other path shapes reach {learned.other_targets} more; "

@@ -12,6 +12,9 @@ the pattern file a person reads and edits.
   on the same store once it has finished, it is a new *pass*: the entry and the pages on
   the way are read again (their routes' keys carry the pass), so targets added since are
   found; the targets it stored before are known by their keys and not fetched again.
+  When the pattern's last level repeats over the targets (a target's links to related
+  targets), a target's links that match that level are followed too; a rerun then reads
+  the targets it stored before again, for their links, and stores none of them twice.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ class Level(Frozen):
     follow: tuple[str, ...] = Field(min_length=1)
     matched: int = 0  # links that matched while learning (for the person who edits)
     # A pager: its links are followed again from a page it reached (page 2 → page 3 → …),
-    # and it may be skipped (the listing's first page is the previous level's).
+    # and it may be skipped (the listing's first page is the previous level's). The last
+    # level repeating: a target's links to other targets are followed ("similar artists").
     repeat: bool = False
 
 
@@ -139,10 +143,13 @@ class PatternProcessor:
         self._sample_read = asyncio.Event()
         self.rejected = 0  # last-level pages not built like the sample
         self.pass_no = 0  # 0: the first run on a store; n: its n-th rerun after one that finished
+        self._frontier: RouteStore | None = None
+        self._routed: set[str] = set()  # targets' own keys routed by this run (a rerun's new targets)
 
     def begin(self, frontier: RouteStore) -> int:
         """The pass this run is: the store's, or the next one when the last pass finished
         (nothing pending, something done); an interrupted pass resumes as it was."""
+        self._frontier = frontier
         self.pass_no = int(frontier.get_state(PASS_STATE) or 0)
         if frontier.counts()[RouteState.DONE] and not frontier.pending():
             self.pass_no += 1
@@ -153,12 +160,36 @@ class PatternProcessor:
         """A navigation route's key in this pass (a target's key is its own in every pass)."""
         return f"{key}#pattern-pass-{self.pass_no}" if self.pass_no else key
 
+    def _target_key(self, key: str) -> str:
+        """A route to a target's key: its own in every pass, so a target stored before is not
+        fetched again. But when the targets' level repeats, a target stored by an earlier pass
+        is read again for its links, under this pass's key (and not stored again)."""
+        if not (self.pass_no and self.pattern.over_targets) or key in self._routed:
+            return key
+        if self._frontier is not None and self._frontier.seen(key):
+            return self.key(key)
+        self._routed.add(key)
+        return key
+
+    def _over_targets(self, ctx: ProcessContext) -> None:
+        """Keep a target's links to other targets (the last level's regexes), when that level
+        repeats; none otherwise. The sample, read as a seed, is not fetched again."""
+        last = len(self.pattern.levels) - 1
+        kept = []
+        for child in ctx.routes if self.pattern.over_targets else ():
+            step = address(child)
+            if step is None or child.url == self.file.sample or self.pattern.next_level(last, step) != last:
+                continue
+            key = self._target_key(child.key)
+            kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{last}"}))
+        ctx.routes[:] = kept
+
     async def process(self, ctx: ProcessContext) -> ProcessContext | None:
         route, doc = ctx.route, ctx.document
         if route.via is Via.SEED and route.url == self.file.sample:
             self._sample = tree_of(doc.html, self._classes)
             self._sample_read.set()
-            ctx.routes.clear()  # the sample is read, not crawled from
+            self._over_targets(ctx)  # the sample is read, not crawled from, unless targets lead to targets
             if self.pass_no:  # read again for the comparisons; stored by the first pass
                 return ctx.widened(relevance=Decision(False, "sample", "stored by the first pass"))
             return None
@@ -174,19 +205,24 @@ class PatternProcessor:
                 if nxt is None or (nxt == level and backward(doc.final_url, step)):
                     continue  # not in the pattern, or a pager's way back to a page it came through
                 # a target's key is its own in every pass; the way to it is read again in each
-                key = child.key if nxt == last else self.key(child.key)
+                key = self._target_key(child.key) if nxt == last else self.key(child.key)
                 kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))
             ctx.routes[:] = kept
             return ctx.widened(relevance=Decision(False, "on-the-way", f"level {level + 1} of the pattern"))
-        ctx.routes.clear()
         if doc.final_url == self.file.sample:  # reached by a click: its route is not the seed's
+            ctx.routes.clear()  # the seed's links were followed
             return ctx.widened(relevance=Decision(False, "sample", "stored as the seed"))
         with contextlib.suppress(TimeoutError):  # read first (a seed), unless it failed
             await asyncio.wait_for(self._sample_read.wait(), SAMPLE_WAIT_S)
         if self._sample is None or not doc.html:
+            ctx.routes.clear()
             return ctx.widened(relevance=Decision(False, "no-sample", "the sample page could not be read"))
         alike = similarity(self._sample, tree_of(doc.html, self._classes))
         if alike < self.file.threshold:
+            ctx.routes.clear()  # no target: its links are not followed
             self.rejected += 1
             return ctx.widened(relevance=Decision(False, "unlike-sample", f"RTDM similarity {alike:.2f}"))
+        self._over_targets(ctx)
+        if self.pass_no and route.key.endswith(self.key("")):  # stored by an earlier pass, read for its links
+            return ctx.widened(relevance=Decision(False, "known-target", "stored by an earlier pass"))
         return None

@@ -209,7 +209,9 @@ def group_urls(urls: Sequence[str], k: int = K) -> list[list[str]]:
 class NavigationPattern:
     """Regexes per level: a link at level i is followed when it fully matches one of
     ``levels[i]``; the pages the last level reaches are the targets. A level in
-    ``repeats`` may match any number of links in a row, none included (a pager)."""
+    ``repeats`` may match any number of links in a row, none included (a pager). The
+    last level in ``repeats`` *repeats over the targets*: from a target, its links that
+    match the targets' regexes are followed too (a music guide's "similar artists")."""
 
     levels: tuple[tuple[str, ...], ...]
     targets: int  # targets of the map this pattern reaches
@@ -233,6 +235,11 @@ class NavigationPattern:
                 break
             nxt += 1
         return found
+
+    @property
+    def over_targets(self) -> bool:
+        """Whether the last level repeats over the targets (see the class)."""
+        return len(self.levels) - 1 in self.repeats
 
     def reaches(self, path: Sequence[str]) -> bool:
         """Whether following ``path`` from the entry page keeps to the pattern, to its last level."""
@@ -346,6 +353,15 @@ def skippable(patterns: Sequence[NavigationPattern]) -> list[NavigationPattern]:
                 out.append(NavigationPattern(pager_numbers((*long.levels[:-1], last), repeats),
                                              long.targets + short.targets, repeats))
     return out
+
+
+def repeating_targets(patterns: Sequence[NavigationPattern]) -> list[NavigationPattern]:
+    """More candidates: each pattern with its last level repeating over the targets. A
+    target's own links to other targets (related items) may reach the rest of them through
+    fewer pages than the listings do; the targets' regexes stay as the map gave them (no
+    pager moves their numbers)."""
+    return [NavigationPattern(p.levels, p.targets, p.repeats | {len(p.levels) - 1})
+            for p in patterns if not p.over_targets]
 
 
 _LITERAL_NUMBER = re.compile(r"\[[^\]]*\]|\\.|[0-9]+")  # a class, an escape, or a run of digits

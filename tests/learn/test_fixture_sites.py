@@ -29,11 +29,14 @@ class Site:
     near: frozenset[str]  # built almost like the targets, reached the same way: never stored
     options: dict[str, Any]  # what adds target pages between the two runs
     added: Callable[[dict[str, Any]], frozenset[str]]
+    # The most links the pattern crawl may traverse per target stored (the issue's goal is 1.2),
+    # on the sites where the pattern learned reaches it.
+    most_per_target: float | None = None
 
 
 SITES = {
     "sound": Site("/sound/artist/otis-harper", "/sound/", sound.ARTISTS, sound.NOT_RELEASED,
-                  {"sound_signed": 3}, sound.signed),
+                  {"sound_signed": 3}, sound.signed, most_per_target=1.2),
     "proceedings": Site("/proceedings/2024/paper/graph-estimation-2410", "/proceedings/", proceedings.PAPERS,
                         proceedings.CALLS, {"proceedings_late": 2}, proceedings.late),
     "daily": Site("/daily/2026/09/05/museum-approves-2", "/daily/", daily.STORIES, daily.LIVE_PAGES,
@@ -42,10 +45,16 @@ SITES = {
 
 
 async def _crawl(config: CrawlConfig, base: str) -> set[str]:
+    return (await _crawl_counted(config, base))[1]
+
+
+async def _crawl_counted(config: CrawlConfig, base: str) -> tuple[int, set[str]]:
+    """The pages fetched, and the pages stored."""
     async with Crawler(config) as crawler:
         stored = [doc.final_url.removeprefix(base) async for doc in crawler.run()]
+        fetched = crawler.stats.fetched
     assert len(stored) == len(set(stored)), sorted(stored)  # no page stored twice
-    return set(stored)
+    return fetched, set(stored)
 
 
 def _precision_recall(stored: Set[str], truth: Set[str]) -> tuple[float, float]:
@@ -66,10 +75,18 @@ async def test_the_generated_crawler_stores_the_targets_only_and_finds_the_pages
         write_pattern(learned.pattern, pattern)
         config = CrawlConfig(pattern=pattern, store=tmp_path / "pattern.sqlite", workers=2,
                              settle_timeout=2.0)
-        stored = await _crawl(config, site.base_url)
+        fetched, stored = await _crawl_counted(config, site.base_url)
         precision, recall = _precision_recall(stored, site_def.targets)
         assert precision == 1.0 and recall >= 0.99, (precision, recall, sorted(site_def.targets - stored))
         assert not stored & site_def.near
+        if site_def.most_per_target is not None:
+            # Vidal et al.'s links traversed: every page but the entry (the sample, stored, is one)
+            assert (fetched - 1) / len(stored) <= site_def.most_per_target, fetched
+        if name == "sound":
+            # From the featured artists, the artists' "similar artists" links: the genre hubs
+            # are not fetched. The targets' level repeats over the targets.
+            assert learned.pattern.levels[-1].repeat
+            assert all("/genre/" not in regex for level in learned.pattern.levels for regex in level.follow)
 
         site.options.update(site_def.options)
         added = site_def.added(site.options)

@@ -12,7 +12,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from deepbot.learn.mapping import SiteMap, choose_pattern
-from deepbot.learn.patterns import navigation_patterns
+from deepbot.learn.patterns import NavigationPattern, navigation_patterns
 from fixtures.server import FixtureServer
 from fixtures.sites import quotes, worldcup
 
@@ -117,3 +117,74 @@ def test_the_fewest_links_to_every_target_are_found_on_the_mapped_graph() -> Non
     # that lists all four; the two smaller hubs are not needed.
     least = sitemap.least_links(leaves=True)
     assert least is not None and (least.low, least.high) == (6, 6) and least.per_target() == "1.50"
+
+
+TARGET = "<html><body><h1>T</h1><table><tr><td>1</td><td>2</td></tr></table><p>x</p></body></html>"
+OTHER = "<html><body><ul><li>a</li></ul></body></html>"
+
+
+def _graph(links: dict[str, list[str]]) -> SiteMap:
+    """A mapped site from its links: pages named t… are built like the sample, the others not."""
+    target, other = TARGET, OTHER
+    sitemap = SiteMap(target)
+    site = "http://s.test/"
+    parents: dict[str, str | None] = {"": None}
+    for page, out in links.items():  # breadth-first: each page's first parent
+        for link in out:
+            parents.setdefault(link, page)
+    for page, out in links.items():
+        parent = parents[page]
+        sitemap.add(site + page, None if parent is None else site + parent,
+                    target if page.startswith("t") else other, [site + link for link in out])
+    return sitemap
+
+
+def test_a_targets_links_to_other_targets_make_the_last_level_repeat_when_it_costs_fewer_links() -> None:
+    # The entry features one target and links to two hubs; each target links to the next
+    # ("similar"), so the featured one leads to all four without the hubs.
+    sitemap = _graph({"": ["t1", "hub/1", "hub/2"], "hub/1": ["t1", "t2"], "hub/2": ["t3", "t4"],
+                      "t1": ["t2"], "t2": ["t3"], "t3": ["t4"], "t4": []})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None
+    assert chosen.pattern.over_targets and chosen.pattern.levels[-1] == (r"http://s\.test/t[0-9]+",)
+    assert len(chosen.run.reached) == 4 and chosen.run.traversed == 4  # the hubs are not fetched
+    assert chosen.missed == frozenset()
+
+
+def test_the_last_level_does_not_repeat_where_targets_lead_to_no_more_targets() -> None:
+    # Each target links to the one before it only: following them reaches nothing more than
+    # the hubs do, so the pattern keeps its last level as leaves.
+    sitemap = _graph({"": ["hub/1", "hub/2"], "hub/1": ["t1", "t2"], "hub/2": ["t3", "t4"],
+                      "t1": [], "t2": ["t1"], "t3": ["t2"], "t4": ["t3"]})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None and len(chosen.run.reached) == 4
+    assert not chosen.pattern.over_targets and chosen.run.traversed == 2 + 4
+
+
+def test_a_pattern_repeating_over_the_targets_follows_no_link_from_a_page_unlike_the_sample() -> None:
+    # t2 has the targets' address but is not built like the sample (an artist without a
+    # release): it is fetched to be rejected, and its link to t3 is not followed.
+    sitemap = _graph({"": ["t1"], "t1": ["t2"]})
+    sitemap.add("http://s.test/t2", "http://s.test/t1", OTHER, ["http://s.test/t3"])
+    sitemap.add("http://s.test/t3", "http://s.test/t2", TARGET)
+    repeating = NavigationPattern(((r"http://s\.test/t[0-9]+",),), 0, frozenset({0}))
+    run = sitemap.traversal(repeating)
+    assert {urlsplit(u).path for u in run.reached} == {"/t1"} and run.traversed == 2
+    sitemap.scores["http://s.test/t2"] = 1.0  # built like the sample after all: t3 is reached through it
+    assert len(sitemap.traversal(repeating).reached) == 3
+
+
+def test_the_last_level_repeats_only_where_the_pattern_without_it_is_above_the_goal() -> None:
+    # One hub lists the eight targets (9 links for 8: 1.125, within 1.2), and the entry
+    # features the first, which leads to all the others: 8 links, but every rerun would
+    # read every target again. The hub's pattern is kept.
+    chain = {f"t{n}": [f"t{n + 1}"] for n in range(1, 8)}
+    sitemap = _graph({"": ["t1", "hub"], "hub": [f"t{n}" for n in range(1, 9)], **chain, "t8": []})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None and len(chosen.run.reached) == 8
+    assert not chosen.pattern.over_targets and chosen.run.traversed == 9
+    # Two hubs of four (10 links for 8: 1.25): the featured target's links are followed.
+    sitemap = _graph({"": ["t1", "hub/1", "hub/2"], "hub/1": [f"t{n}" for n in range(1, 5)],
+                      "hub/2": [f"t{n}" for n in range(5, 9)], **chain, "t8": []})
+    chosen = choose_pattern(sitemap)
+    assert chosen is not None and chosen.pattern.over_targets and chosen.run.traversed == 8
