@@ -34,7 +34,7 @@ SEARCH_STEPS = 20_000
 # A pattern whose last level repeats over the targets makes every rerun read every target
 # again, for its links (new targets may be linked from old ones alone). It is taken for
 # fewer links only where the best pattern without it traverses more than this many links
-# per target (the issue's goal, after Vidal et al.'s Table 3), or for more targets.
+# per target (most of Vidal et al.'s generated crawlers, Table 3, stay within it), or for more targets.
 REPEAT_TARGETS_ABOVE = 1.2
 MAX_LISTER_GROUPS = 20  # groups of pages linking to targets tried as the way to them, most targets first
 
