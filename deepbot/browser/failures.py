@@ -11,6 +11,7 @@ inside ``translated`` and catches DeepBot's errors, or closes with ``close_quiet
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from typing import Protocol
@@ -74,8 +75,9 @@ class _Closable(Protocol):
     async def close(self) -> None: ...
 
 
-async def close_quietly(target: _Closable) -> None:
+async def close_quietly(target: _Closable, timeout: float = 10.0) -> None:
     """Close a browser, context or page that may have died already: its error on closing
-    must not hide the one that ended the work in it."""
-    with contextlib.suppress(PlaywrightError):
-        await target.close()
+    must not hide the one that ended the work in it. One that answers no more within
+    ``timeout`` s is left to whoever stops its driver (which kills what it launched)."""
+    with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+        await asyncio.wait_for(target.close(), timeout)

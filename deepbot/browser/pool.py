@@ -51,6 +51,8 @@ _EMPTY_DIGEST = EMPTY_SESSION.digest()  # most routes of most crawls: no hash a 
 
 log = logging.getLogger("deepbot.browser")
 
+CLOSE_TIMEOUT = 10.0  # s a browser or a context is given to close before it is stopped
+
 # Seconds a failed route's tab of a shared context has to answer a script before its
 # renderer is taken for stuck (a page's own work rarely holds the main thread this long).
 _PROBE_S = 3.0
@@ -198,8 +200,14 @@ class BrowserPool:
             await _quietly_close(slot.context)
         self._private.clear()
         if self._browser is not None:
-            with contextlib.suppress(PlaywrightError):
-                await asyncio.wait_for(self._browser.close(), 10)
+            try:
+                await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT)
+            except PlaywrightError:
+                pass  # it had died: nothing to close
+            except TimeoutError:
+                # Seen on a loaded machine: Chromium answers no more. Stopping the
+                # driver below kills the browsers it launched, so nothing is left.
+                log.warning("Chromium did not close within %g s; stopping it", CLOSE_TIMEOUT)
             self._browser = None
         if self._pw_cm is not None:
             await self._pw_cm.__aexit__(None, None, None)  # type: ignore[attr-defined]
@@ -449,4 +457,4 @@ async def _stuck(page: Page) -> bool:
 
 async def _quietly_close(context: BrowserContext) -> None:
     with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
-        await asyncio.wait_for(context.close(), 10)
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT)

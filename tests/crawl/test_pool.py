@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 
+import psutil
 import pytest
 
+from deepbot.browser import pool as pool_module
 from deepbot.browser.pool import BrowserPool, BrowserSettings
 from deepbot.content.extract import main_text
 from deepbot.crawl.visit import VisitOptions, visit
@@ -199,3 +204,26 @@ async def test_a_url_the_browser_downloads_is_fetched_in_the_routes_session(
         snapshot = await visit(route, SessionState(), slot, VisitOptions())
     assert snapshot.body == body
     assert (snapshot.status, snapshot.content_type.split(";")[0]) == (200, content_type)
+
+
+async def test_a_browser_that_answers_no_more_is_stopped_on_close(
+        site: FixtureServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A frozen Chromium (SIGSTOP: as a loaded machine's that never answers "close") must
+    # not hang the pool's close nor raise out of it; no process of it may be left.
+    monkeypatch.setattr(pool_module, "CLOSE_TIMEOUT", 1.0)
+    me = psutil.Process(os.getpid())
+    earlier = {p.pid for p in me.children(recursive=True)}
+    pool = await BrowserPool(1).start()
+    async with pool.slot() as slot:
+        await slot.page.goto(site.url("/"))
+    chromium = [p for p in me.children(recursive=True)
+                if p.pid not in earlier and "--type=" not in " ".join(p.cmdline())
+                and "chrom" in p.name().lower()]
+    assert chromium, "the browser's main process was not found"
+    for process in chromium:
+        process.send_signal(signal.SIGSTOP)
+    started = time.monotonic()
+    await pool.close()
+    assert time.monotonic() - started < 8
+    _, alive = psutil.wait_procs(chromium, timeout=5)
+    assert not alive
