@@ -30,6 +30,7 @@ from deepbot.forms.match import (
     whole_form,
 )
 from deepbot.forms.models import (
+    FORM_EVIDENCE,
     ExtractedForm,
     FieldAnalysis,
     FieldLayout,
@@ -101,10 +102,12 @@ def analyze_form(
     verdicts = []
     read = read_texts(form, layout.fields, params.match, vocabulary(domains))
     for domain in domains:
-        table = similarity_table(form, layout.fields, domain, params.match, read)
+        whole, named_by_form = whole_form(form, layout.fields, domain, params.match, read)
+        form_named = frozenset(e.attribute for e in whole if e.evidence in FORM_EVIDENCE
+                               and e.similarity >= params.match.min_similarity)
+        table = similarity_table(form, layout.fields, domain, params.match, read, form_named)
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
         named = {n.attribute for n in chooser.attributes} if chooser else set()
-        whole, named_by_form = whole_form(form, layout.fields, domain, params.match, read)
         whole = [e for e in whole if e.attribute not in named]
         paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
         assignments = [a for a in paired if a.field != WHOLE_FORM]

@@ -542,8 +542,10 @@ def similarity_table(
     domain: Domain,
     params: MatchParams = MatchParams(),
     read: FormTexts | None = None,
+    form_named: frozenset[str] = frozenset(),
 ) -> list[SimilarityEntry]:
-    """Every (field, attribute) pair with its sim1, sim2 and similarity."""
+    """Every (field, attribute) pair with its sim1, sim2 and similarity. ``form_named``: the
+    attributes the form as a whole names (its button, heading, action, identifiers)."""
     side = _domain_side(domain.model_dump_json())
     read = read or read_texts(form, layouts, params)
     texts, values = read.fields, read.values
@@ -556,7 +558,8 @@ def similarity_table(
     vsims = side.scorer.table(side.values, flat_values) if side.values and flat_values else None
     text_slices, value_slices = _slices(texts), _slices(values)
 
-    agreed = _agreed_names(flat, side, weights) if flat else None
+    said = [a.name in form_named for a in domain.attributes]
+    agreed = _agreed_names(flat, side, weights, said) if flat else None
     repeat = confirming(form)
     secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
     entries: list[SimilarityEntry] = []
@@ -596,11 +599,14 @@ def similarity_table(
     return entries
 
 
-def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndarray) -> np.ndarray | None:
+def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndarray,
+                  form_named: Sequence[bool] = ()) -> np.ndarray | None:
     """aliases × texts: for a name of two or three words each of which is an alias of one
     attribute ("user_login", "email_addr"), the weakest word's similarity to that
     attribute, at each of its aliases' rows; 0 elsewhere. Such a name says the attribute
-    twice, not something else beside it."""
+    twice, not something else beside it. A word that reads as an attribute the form's own
+    words name (``form_named``, per attribute: "signup" under a button "Sign up") names the
+    form, not the field, and is left out: "emailsignup" is the e-mail of a sign-up form."""
     named = [(i, t.text.split()) for i, t in enumerate(flat) if t.evidence == Evidence.NAME
              and 2 <= len(t.text.split()) <= 3]
     if not named:
@@ -608,13 +614,20 @@ def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndar
     words = sorted({w for _, ws in named for w in ws})
     table = side.scorer.table(side.labels, words)
     column = {w: j for j, w in enumerate(words)}
+    bests = [table[ls].max(axis=0) if ls.stop > ls.start else np.zeros(len(words))
+             for ls in side.label_slices]
+    said = [b for b, on in zip(bests, form_named, strict=False) if on]
+    form_word = np.max(said, axis=0) >= 0.9 if said else np.zeros(len(words), dtype=bool)
     out = np.zeros((len(side.labels), len(flat)))
-    for ls in side.label_slices:
+    for a, ls in enumerate(side.label_slices):
         if ls.stop == ls.start:
             continue
-        best = table[ls].max(axis=0)  # each word's best alias of this attribute
+        best = bests[a]  # each word's best alias of this attribute
         for i, ws in named:
-            weakest = min(best[column[w]] for w in ws)
+            mine = [w for w in ws if not (form_word[column[w]] and best[column[w]] < 0.9)]
+            if a < len(form_named) and form_named[a]:
+                mine = ws  # the form's own attribute: every word must say it
+            weakest = min(best[column[w]] for w in mine) if mine else 0.0
             if weakest >= 0.9:
                 out[ls, i] = weakest * weights[i]
     return out
