@@ -224,6 +224,6 @@ async def test_a_browser_that_answers_no_more_is_stopped_on_close(
         process.send_signal(signal.SIGSTOP)
     started = time.monotonic()
     await pool.close()
-    assert time.monotonic() - started < 8
+    assert time.monotonic() - started < 30  # not hung: bounded by the 1 s given and the driver's stop
     _, alive = psutil.wait_procs(chromium, timeout=5)
     assert not alive
