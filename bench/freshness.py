@@ -23,7 +23,7 @@ with probes, as before 2026-11-28. The proportional policy always uses point est
     python bench/freshness.py --json          # one JSON object
     python bench/freshness.py --last-modified 0.5
 
-The survey's claim (uniform ≥ proportional in freshness) and the issue's goal (optimal
+The survey's claim (uniform ≥ proportional in freshness) and the goal (optimal
 ≥ 1.1 × uniform at the same budget) are checked and printed; the exit code is 0 either way.
 """
 

@@ -1,4 +1,4 @@
-"""Peak memory of one hostile route against a normal page's (issue 37): ``python bench/hostile.py``.
+"""Peak memory of one hostile route against a normal page's: ``python bench/hostile.py``.
 
     python bench/hostile.py                      # every probe, once
     python bench/hostile.py --only normal,page-400m,download-bomb-1m --json

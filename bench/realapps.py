@@ -1,4 +1,4 @@
-"""Real apps as the yardstick (issue 35): ``python bench/realapps.py [--app NAME] [--json]``.
+"""Real apps as the yardstick: ``python bench/realapps.py [--app NAME] [--json]``.
 
 Starts real, unmodified open-source web apps from PyPI on 127.0.0.1, each over data it
 generates (deterministic: the same seed, the same records), crawls each with ``deepbot
@@ -38,7 +38,7 @@ of them that a query's stored results pages, its answer and its pager's pages, l
 **precision** (of the stored records that a query's results pages link to, the share that
 query should return), pages fetched per wanted record stored, pages fetched against what a
 script written for the app fetches for the same records (each query's results pages at the
-app's default page size, then each wanted record once: issue 35's goal is at most 2×), and
+app's default page size, then each wanted record once: the goal is at most 2×), and
 the crawl's wall time.
 The results pages are read for what they list because DeepBot stores a page reached two
 ways once, under its first route: a record the link crawl queued first carries no query.
@@ -75,7 +75,7 @@ from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 BENCH = Path(__file__).resolve().parent
 DOMAINS = BENCH / "realapps"
-SEED = 35  # the issue's number: every app's data comes from random.Random(SEED)
+SEED = 35  # every app's data comes from random.Random(SEED): the same records each run
 
 Query = dict[str, str]
 

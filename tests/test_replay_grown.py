@@ -1,4 +1,4 @@
-"""A page built by "Load more" clicks (fixtures/sites/lab.py ``/lab/more/``, issue 35 item 5):
+"""A page built by "Load more" clicks (fixtures/sites/lab.py ``/lab/more/``):
 its document's program holds every click that grew it, so ``deepbot replay DOC_ID`` reaches
 the same content, and every document the crawl stores replays with a passing verdict."""
 

@@ -1,4 +1,4 @@
-"""Responses bounded while they arrive: a size cap and an inflation bound (issue 37).
+"""Responses bounded while they arrive: a size cap and an inflation bound.
 
 A hostile server can answer with a body far larger than any page (a 400 MB file) or
 with a small one that inflates to gigabytes (a gzip of zeros: ~1,000 bytes out for

@@ -38,7 +38,7 @@ def _load_site() -> ModuleType:
 
 
 class _Page(HTMLParser):
-    """Counts what the issue asks a page to have, with a real HTML parser."""
+    """Counts what the benchmark asks a page to have, with a real HTML parser."""
 
     def __init__(self) -> None:
         super().__init__()

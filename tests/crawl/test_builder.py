@@ -1,4 +1,4 @@
-"""A crawl through a filter builder (fixtures/sites/builder.py, issue 35 item 8): the admin
+"""A crawl through a filter builder (fixtures/sites/builder.py): the admin
 list view's filter form shows no field until "Add Filter ▾" adds a row. Each query adds
 the row of its attribute, fills its value (the operator left at "contains") and applies
 it; every book it should list is stored, and the stored results replay by their id to the

@@ -1,5 +1,5 @@
-"""A query that leaves a required choice empty (fixtures/sites/builder.py ``/builder/quotes/``,
-issue 35 item 7): choosing an author posts the form back and fills the tag list, which has
+"""A query that leaves a required choice empty (fixtures/sites/builder.py ``/builder/quotes/``):
+choosing an author posts the form back and fills the tag list, which has
 no "any" tag, and the placeholder finds nothing. The query runs once per tag the author's
 list offers, each stored under the query with its tag named; ``max_options`` bounds how
 many, and the summary counts what it left out."""

@@ -1,4 +1,4 @@
-"""Filter builders (fixtures/sites/builder.py, issue 35 item 8): rows of [label] [operator ▾]
+"""Filter builders (fixtures/sites/builder.py): rows of [label] [operator ▾]
 [value] that an "Add filter" menu or select adds by script. The analyzer tries each entry,
 labels the row's value control with it, leaves the operator at its default, and the fill
 steps add the row before they fill it; a row already on the page gives its label to its

@@ -1,4 +1,4 @@
-"""Responses are bounded while they arrive (issue 37, item 3): a body past the cap, or one
+"""Responses are bounded while they arrive: a body past the cap, or one
 that inflates past the ratio bound, fails its route "response too large" long before it
 is all there, whether the browser shows it, downloads it, or a script of the page fetches it."""
 

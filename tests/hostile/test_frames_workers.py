@@ -1,4 +1,4 @@
-"""What a page runs elsewhere is bounded as the page is (issue 37): an iframe of another
+"""What a page runs elsewhere is bounded as the page is: an iframe of another
 origin or another site, in the page's renderer or out of process (Chromium's site isolation),
 a dedicated worker and a shared one; each streams 400 MB, and the route fails "response too large" long
 before it is all there. Before, the out-of-process frame's and the workers' bytes came on

@@ -1,4 +1,4 @@
-"""The bounds of issue 37 are `deepbot crawl` options: --max-body-mb and --max-self-navigations
+"""The bounds of a hostile page are `deepbot crawl` options: --max-body-mb and --max-self-navigations
 reach the crawl's visits, and a bad value is one clear line."""
 
 from __future__ import annotations

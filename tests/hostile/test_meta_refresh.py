@@ -1,4 +1,4 @@
-"""A meta refresh of 0 s is a redirect (issue 37): the route follows it, its host's politeness
+"""A meta refresh of 0 s is a redirect: the route follows it, its host's politeness
 counted, and stores the page it settles on; a page that refreshes to itself for ever is
 stopped past ``max_self_navigations`` and the document it is left on is stored.
 

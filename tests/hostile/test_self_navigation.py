@@ -1,4 +1,4 @@
-"""A page that navigates by itself (issue 37, item 4) gets its host no more requests than the
+"""A page that navigates by itself gets its host no more requests than the
 crawl's politeness allows: each of its own navigations waits for the host's delay, and a
 route's page fetches at most ``max_self_navigations`` documents by itself, in the route
 and after it (the tab stays open, its timers running, until the next route)."""
