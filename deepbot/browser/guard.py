@@ -51,6 +51,7 @@ from playwright.async_api import Browser, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser.bounded import Bounds
+from deepbot.browser.failures import close_quietly
 
 log = logging.getLogger("deepbot.browser")
 
@@ -421,5 +422,4 @@ def acting(page: Page, steps: int = 1) -> contextlib.AbstractContextManager[None
 
 
 async def _close(page: Page) -> None:
-    with contextlib.suppress(PlaywrightError):
-        await page.close()
+    await close_quietly(page)

@@ -43,6 +43,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from deepbot.browser import fetches
 from deepbot.browser.blocking import block_media
+from deepbot.browser.failures import close_quietly
 from deepbot.browser.launch import launch_chromium
 from deepbot.errors import BrowserCrashedError
 from deepbot.routes import EMPTY_SESSION, SessionState
@@ -438,8 +439,7 @@ class BrowserPool:
 
 async def _close_popup(page: Page) -> None:
     log.debug("closing a popup the page opened: %s", page.url)
-    with contextlib.suppress(PlaywrightError):
-        await page.close()
+    await close_quietly(page)
 
 
 async def _stuck(page: Page) -> bool:
