@@ -26,6 +26,7 @@ import numpy as np
 
 from deepbot.config.domain import Domain
 from deepbot.forms.assign import assign
+from deepbot.forms.lexicon import FORM_WORDS
 from deepbot.forms.models import (
     FORM_EVIDENCE,
     Assignment,
@@ -36,7 +37,7 @@ from deepbot.forms.models import (
     FormField,
     SimilarityEntry,
 )
-from deepbot.forms.textsim import STOPWORDS, SoftTfidf, tokens
+from deepbot.forms.textsim import STOPWORDS, SoftTfidf, fold, in_english, tokens
 
 __all__ = [
     "WHOLE_FORM",
@@ -150,7 +151,8 @@ def name_words(name: str) -> str:
     return " ".join(kept or words[-1:])
 
 
-_SEPARATORS = re.compile(r"\s*(?:/|\||&|\+|,|;|\bor\b|\band\b|\bou\b|\bo\b|\boder\b|\bи\b|\bили\b)\s*",
+_SEPARATORS = re.compile(r"\s*(?:/|\||&|\+|,|;|\bor\b|\band\b|\bou\b|\bo\b|\boder\b|\bи\b|\bили\b|"
+                         r"\beller\b|\blub\b|\bnebo\b|\bvagy\b|\barba\b|\bveya\b|\btai\b)\s*",
                          re.IGNORECASE)
 
 
@@ -445,7 +447,7 @@ def _phrases(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[Fie
     for t in texts:
         if t.evidence in _HINTS:
             continue  # what to type in the form's one box ("Search artists, albums…") is not the form
-        words = [w for w in re.findall(r"\w+(?:-\w+)*", t.text.lower()) if w not in STOPWORDS]
+        words = [w for w in re.findall(r"\w+(?:-\w+)*", in_english(t.text)) if w not in STOPWORDS]
         if not 2 <= len(words) <= 6:
             continue
         for n in (1, 2, 3):
@@ -532,7 +534,12 @@ def vocabulary(domains: Sequence[Domain]) -> frozenset[str]:
 @lru_cache(maxsize=32)
 def _vocabulary(domains_json: tuple[str, ...]) -> frozenset[str]:
     domains = [Domain.model_validate_json(j) for j in domains_json]
-    return frozenset(w for d in domains for a in d.attributes for label in a.labels for w in tokens(label)
+    labels = [label for d in domains for a in d.attributes for label in a.labels]
+    # The words as read (in English) and as written, and the form words of every language the
+    # lexicon knows: "esqueceusenha" splits where "esqueceu" and "senha" end.
+    written = [w for label in labels for w in _WORDS.findall(fold(label))]
+    foreign = [w for phrases in FORM_WORDS.values() for p in phrases for w in _WORDS.findall(fold(p))]
+    return frozenset(w for w in (*(w for label in labels for w in tokens(label)), *written, *foreign)
                      if len(w) >= 3)
 
 
@@ -562,6 +569,8 @@ def similarity_table(
     agreed = _agreed_names(flat, side, weights, said) if flat else None
     repeat = confirming(form)
     secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
+    # the form's own words a field borrows (its one free field's): they never make it a secret
+    borrowed = np.array([t.evidence in FORM_EVIDENCE for t in flat], dtype=bool)
     entries: list[SimilarityEntry] = []
     for f, ts, vs in zip(form.fields, text_slices, value_slices, strict=True):
         for attribute, ls, qs in zip(domain.attributes, side.label_slices, side.value_slices, strict=True):
@@ -571,6 +580,9 @@ def similarity_table(
                 block = sims[ls, ts]
                 if agreed is not None:
                     block = np.maximum(block, agreed[ls, ts])
+                if secrets[:, ls].max() >= params.min_similarity and borrowed[ts].any():
+                    # a button "Confirm" does not make the e-mail box beside it a password's
+                    block = np.where(borrowed[ts][None, :], 0.0, block)
                 if f.type == "password" and secrets[int(f is repeat)][ls].max() < params.min_similarity:
                     # a box that hides what is typed holds a secret: only an attribute its type
                     # reads as ("Password (forgot password?)" is no recovery form's purpose)
@@ -683,8 +695,11 @@ def whole_form(
     named = False
     entries = []
     identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE) for t in whole])
+    # What only a password box holds (a password, its confirmation) is no form's purpose: a
+    # button "Confirm" or a heading "Password" says what the form does, not what it is.
+    secret = side.scorer.table(side.labels, ["password", "confirm password"]).max(axis=1)
     for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
-        if ls.stop == ls.start:
+        if ls.stop == ls.start or secret[ls].max() >= params.min_similarity:
             continue
         block = sims[ls]
         if _typed(attribute.labels) and identifiers.any():

@@ -26,7 +26,10 @@ from numpy.typing import NDArray
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
-__all__ = ["STOPWORDS", "THETA", "SoftTfidf", "jaro_winkler", "normalize", "sounds_alike", "tokens"]
+from deepbot.forms.lexicon import FORM_WORDS
+
+__all__ = ["STOPWORDS", "THETA", "SoftTfidf", "fold", "in_english", "jaro_winkler", "normalize",
+           "sounds_alike", "tokens"]
 
 # The CLOSE threshold on the inner Jaro-Winkler similarity. Cohen et al. use 0.9, but
 # the paper wants "Published" and "Publisher" told apart (JW 0.956) while plurals
@@ -91,6 +94,32 @@ def _words(text: str) -> list[str]:
     return out
 
 
+# The form words of other languages (deepbot.forms.lexicon), folded as texts are, each read as
+# its English word: whole words in spaced scripts, anywhere in the others.
+_LEXICON = {_fold(phrase): word for word, phrases in FORM_WORDS.items() for phrase in phrases}
+_LONGEST_FIRST = sorted(_LEXICON, key=len, reverse=True)
+_LEXICON_SPACED = re.compile(
+    r"(?<!\w)(" + "|".join(re.escape(p) for p in _LONGEST_FIRST if not _UNSPACED.search(p)) + r")(?!\w)")
+_LEXICON_UNSPACED = re.compile("|".join(re.escape(p) for p in _LONGEST_FIRST if _UNSPACED.search(p)))
+
+
+def fold(text: str) -> str:
+    """``text`` casefolded, its Latin accents dropped, as every text is before it is read."""
+    return _fold(text)
+
+
+def in_english(text: str) -> str:
+    """``text`` folded (lower case, no accents), its form words of other languages in English."""
+    return _in_english(_fold(text))
+
+
+def _in_english(folded: str) -> str:
+    """A folded text with the form words of other languages in English ("nova senha" → "new
+    password"), so that a domain written in English reads a form written in Portuguese."""
+    text = _LEXICON_SPACED.sub(lambda m: _LEXICON[m.group(1)], folded.replace("\u2019", "'"))
+    return _LEXICON_UNSPACED.sub(lambda m: f" {_LEXICON[m.group(0)]} ", text)
+
+
 # Phrasal verbs of accounts, written as one word as often as two ("Login", "Log in",
 # "Sign-up"): one word, so that the stopwords "in" and "up" do not leave "sign" alone and
 # make "Sign in" read as "sign up".
@@ -100,7 +129,7 @@ _PHRASAL = re.compile(r"\b(log|sign)[\s-]*(in|on|up|out)\b")
 @lru_cache(maxsize=8192)
 def tokens(text: str) -> tuple[str, ...]:
     """Lowercase words, accents, stopwords and non-alphanumerics dropped, sorted; no stemming."""
-    words = (w for w in _words(_PHRASAL.sub(r"\1\2", _fold(text))) if w and w not in STOPWORDS)
+    words = (w for w in _words(_PHRASAL.sub(r"\1\2", _in_english(_fold(text)))) if w and w not in STOPWORDS)
     return tuple(sorted(words))
 
 
@@ -141,7 +170,9 @@ class SoftTfidf:
 
     def __init__(self, corpus: Iterable[str], theta: float = THETA) -> None:
         self.theta = theta
-        docs = [set(tokens(text)) for text in corpus]
+        # Each distinct text once: aliases that normalise alike ("Passwort", "Senha" and
+        # "Password" all read "password") are one text, not a word that every text has.
+        docs = list({frozenset(tokens(text)) for text in corpus})
         self._n = max(len(docs), 1)
         self._df: Counter[str] = Counter(word for doc in docs for word in doc)
         self._weights: dict[str, dict[str, float]] = {}  # the corpus texts recur: remember them

@@ -1,0 +1,100 @@
+"""The words forms are written with, in the languages forms are often written in, each
+read as its English word before texts are compared.
+
+A domain file is usually written in one language, and a page in another: "Senha",
+"Mot de passe", "Пароль" and "Password" label the same box. The domain's aliases may name
+each of them, and then these words change nothing. When they do not, a form in Portuguese
+still reads "password" where an alias says "password". Only the vocabulary of forms
+themselves is here (an account, a message, a search, a sign-up), a few words a concept,
+never a page's content: what a box is, not what is typed into it.
+
+Each entry is a phrase as people write it; accents and case do not matter (they are folded
+as every text is). A phrase is read as a whole word or words of a text; in a script
+without spaces (Japanese, Chinese) it is read wherever it appears.
+"""
+
+from __future__ import annotations
+
+# English word (as the domains' aliases say it) → the ways forms say it elsewhere.
+FORM_WORDS: dict[str, tuple[str, ...]] = {
+    "password": (
+        "senha", "contraseña", "contrasena", "mot de passe", "passwort", "kennwort", "пароль", "пароля",
+        "парола",
+        "adgangskode", "wachtwoord", "hasło", "haslo", "jelszó", "jelszo", "jelszót", "lösenord", "passord",
+        "salasana", "heslo", "şifre", "sifre", "slaptažodis", "contrasinal", "パスワード", "密码", "密碼",
+    ),
+    "username": (
+        "nome de usuário", "nome de usuario", "nome de utilizador", "nombre de usuario", "nom d'utilisateur",
+        "benutzername", "имя пользователя", "brugernavn", "gebruikersnaam", "nazwa użytkownika",
+        "felhasználónév", "användarnamn", "brukernavn", "käyttäjätunnus", "uživatelské jméno",
+        "kullanıcı adı", "nome utente", "vartotojo vardas", "потребителско име", "ユーザー名", "用户名",
+        "логин", "identifiant", "pseudo",
+    ),
+    "email": (
+        "e-mail", "e mail", "correo electrónico", "correo", "courriel", "adresse e-mail", "adresse email",
+        "e-mail-adresse", "endereço de email", "endereço de e-mail", "indirizzo email", "indirizzo e-mail",
+        "электронная почта", "e-mail cím", "adres e-mail", "emailadres", "e-mailadres", "メールアドレス",
+        "邮箱", "电子邮件",
+    ),
+    "name": (
+        "nome", "nombre", "nom", "имя", "navn", "naam", "imię", "név", "jméno", "vardas", "名前", "姓名",
+    ),
+    "first name": ("prénom", "prenom", "vorname", "primeiro nome", "nome proprio", "keresztnév",
+                   "křestní jméno"),
+    "last name": (
+        "nom de famille", "nachname", "apellido", "apellidos", "sobrenome", "apelido", "cognome", "фамилия",
+        "achternaam", "efternavn", "nazwisko", "vezetéknév", "příjmení", "pavardė",
+    ),
+    "message": (
+        "mensagem", "mensaje", "nachricht", "messaggio", "сообщение", "besked", "bericht", "wiadomość",
+        "üzenet", "zpráva", "zprávu", "žinutė", "meddelande", "viesti", "メッセージ",
+    ),
+    "comment": ("commentaire", "kommentar", "comentario", "comentário", "commento", "комментарий",
+                "komentarz", "hozzászólás"),
+    "subject": ("assunto", "asunto", "sujet", "betreff", "oggetto", "тема", "emne", "onderwerp", "temat",
+                "tárgy", "předmět"),
+    "phone": ("telefone", "teléfono", "téléphone", "telefon", "telefono", "телефон", "telefoon", "電話"),
+    "search": (
+        "buscar", "busca", "búsqueda", "pesquisar", "pesquisa", "recherche", "rechercher", "suche", "suchen",
+        "cerca", "ricerca", "cercare", "zoeken", "søg", "søk", "sök", "szukaj", "hledat", "поиск", "найти",
+        "keresés", "paieška", "ieškoti", "haku", "検索", "搜索",
+    ),
+    "register": (
+        "registrieren", "inscription", "s'inscrire", "inscrivez-vous", "registrarse", "regístrate",
+        "cadastrar", "cadastre-se", "cadastro", "registrati", "registrazione", "registreren", "registrer",
+        "регистрация", "зарегистрироваться", "zarejestruj", "rejestracja", "regisztráció", "registruotis",
+        "registrace", "登録", "注册",
+    ),
+    "login": (
+        "connexion", "se connecter", "anmelden", "einloggen", "iniciar sesión", "acceder", "accedi",
+        "войти", "вход", "inloggen", "logga in", "zaloguj", "belépés", "bejelentkezés", "prisijungti",
+        "přihlásit", "ログイン", "登录",
+    ),
+    "forgot": (
+        "oublié", "oublie", "vergessen", "olvidé", "olvidaste", "olvidada", "esqueci", "esqueceu",
+        "dimenticata", "dimenticato", "забыли", "elfelejtett", "elfelejtette", "zapomniałeś", "zapomenuté",
+        "glemt", "vergeten", "glömt", "unohtunut",
+    ),
+    "new": ("nouveau", "nouvelle", "neu", "neues", "nuevo", "nueva", "novo", "nova", "nuovo", "nuova",
+            "новый", "nieuw", "nieuwe", "nowe", "új", "ny", "nyt", "nytt"),
+    "reset": ("zurücksetzen", "réinitialiser", "reinitialiser", "restablecer", "redefinir", "reimposta",
+              "reimpostare", "сбросить", "nulstil", "resetten", "zresetuj", "再設定", "再発行", "重置"),
+    "recover": ("recuperar", "récupérer", "recuperer", "recupera", "recuperare", "wiederherstellen",
+                "восстановить", "odzyskaj", "gendan"),
+    "remember": ("souvenir", "recordar", "recordarme", "lembrar", "lembrar-me", "ricordami",
+                 "запомнить", "husk", "onthoud", "zapamiętaj", "zapamatovat"),
+    "remind": ("ricorda", "rappel", "rappeler", "erinnern", "recordatorio", "lembrete", "напомнить",
+               "priminti"),
+    "newsletter": ("boletín", "nieuwsbrief", "рассылка", "hírlevél", "nyhedsbrev", "nyhetsbrev", "biuletyn",
+                   "ニュースレター"),
+    "subscribe": (
+        "abonnieren", "s'abonner", "abonnez-vous", "suscribirse", "suscríbete", "assinar", "assine",
+        "inscreva-se", "iscriviti", "подписаться", "tilmeld", "zapisz się", "feliratkozás", "prenumerera",
+    ),
+    "contact": ("kontakt", "contactez", "contacto", "contato", "contatti", "связаться", "kapcsolat",
+                "kontaktas", "お問い合わせ"),
+    "terms": ("conditions générales", "agb", "términos", "termos", "termini", "условия", "vilkår",
+              "voorwaarden", "regulamin", "feltételek"),
+    "i agree": ("j'accepte", "ich akzeptiere", "acepto", "aceito", "accetto", "согласен", "akkoord",
+                "akceptuję", "elfogadom"),
+}

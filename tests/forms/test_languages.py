@@ -1,0 +1,68 @@
+"""Forms written in other languages, read by domains written in English alone
+(``bench/plain_forms/domains``): a form's words are read in English before they are
+compared (``deepbot.forms.lexicon``), so "Senha" is a password, "Mot de passe oublié" a
+forgotten password and "パスワード再設定" a password reset, with no alias in those languages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deepbot.config.domain import Domain, load_domain
+from deepbot.forms import analyze_page
+from deepbot.forms.textsim import SoftTfidf, tokens
+from fixtures.server import STATIC_ROOT, FixtureServer
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = STATIC_ROOT / "forms" / "languages"
+TRUTH: list[dict[str, Any]] = json.loads((FIXTURE / "truth.json").read_text(encoding="utf-8"))["forms"]
+
+
+def _english_domains() -> list[Domain]:
+    return [load_domain(p) for p in sorted((ROOT / "bench" / "plain_forms" / "domains").glob("*.yaml"))]
+
+
+@pytest.mark.parametrize(("text", "english"), [
+    ("Senha", "password"), ("Mot de passe oublié ?", "forgot password"), ("Nom d’utilisateur", "username"),
+    ("Nova senha", "new password"), ("E-mail", "email"), ("Endereço de e-mail", "email"),
+    ("パスワード再設定", "password reset"), ("Tilmeld nyhedsbrev", "newsletter tilmeld"),
+])
+def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
+    assert tokens(text) == tokens(english)
+
+
+def test_a_word_is_its_english_word_only_as_a_whole_word() -> None:
+    # "nom" is French for name; "nominee" and "phenomenal" are not names
+    assert tokens("Nominee") == ("nominee",) and tokens("phenomenal") == ("phenomenal",)
+    assert tokens("Nom") == ("name",)
+
+
+def test_aliases_that_read_alike_are_one_text_of_the_corpus() -> None:
+    # "Senha", "Passwort" and "password" are one text: "password" stays as rare as the
+    # corpus says, not a word every text has
+    one = SoftTfidf(["password", "search"])
+    three = SoftTfidf(["password", "Senha", "Passwort", "search"])
+    assert one.idf("password") == three.idf("password")
+
+
+@pytest.mark.browser
+async def test_forms_in_six_languages_are_read_by_english_domains(site: FixtureServer, browser: Any) -> None:
+    page = await browser.new_page()
+    try:
+        await page.goto(site.url("/forms/languages/"))
+        analysis = await analyze_page(page, _english_domains())
+    finally:
+        await page.close()
+    forms = [f for f in analysis.forms if not f.virtual]
+    assert len(forms) == len(TRUTH)
+    for form, truth in zip(forms, TRUTH, strict=True):
+        best = form.best_domain
+        scores = {d.domain: d.score for d in form.domains}
+        assert best is not None and best.domain == truth["type"], (form.form_index, scores)
+        names = {f.name: f.html_name for f in form.fields}
+        found = {names[a.field]: a.attribute for a in best.assignments}
+        for field, attribute in truth["fields"].items():
+            assert found.get(field) == attribute, (form.form_index, field, found)
