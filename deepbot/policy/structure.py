@@ -33,8 +33,10 @@ does:
   list papers; their class-links are credited then, and their links raised;
 - a listing's next page is followed once the listing shows a target, and while its list
   brings new links; a pager's link back to an earlier page waits (its first page's other
-  address would be fetched twice); a pager's next page costs no depth, as in ``deepbot
-  learn``'s mapping (a listing is walked to its end, bounded by ``max_calendar_steps``);
+  address would be fetched twice), and so does a link to a listing's first page met
+  before at its other address (``/tag/love/`` and ``/tag/love/page/1/``); a pager's next
+  page costs no depth, as in ``deepbot learn``'s mapping (a listing is walked to its end,
+  bounded by ``max_calendar_steps``);
 - a target page is stored; any other page is only a way to them. A page whose links are
   few says little by its link collections (an author's page with a header and a footer
   is as like a login page as another author's): a page is a target only if its tag tree
@@ -48,10 +50,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -93,6 +96,25 @@ def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
             node = node.parent
         out.setdefault("/".join(reversed(path)), []).append(canonical_url(url))
     return {tags: tuple(dict.fromkeys(urls)) for tags, urls in out.items()}
+
+
+# What names a page of a listing by its number and nothing else (``?p=1`` may be a post).
+_PAGE_NAME = re.compile(r"^[@_]?(?:page|paged|pg)$", re.I)
+
+
+def first_page(url: str) -> str | None:
+    """The address a listing's first page has without its number, when ``url`` names page 1
+    by a path step or a query parameter called page (``/tag/love/page/1/``,
+    ``/genre/jazz/?page=1``): the other address of one page. None otherwise."""
+    parts = urlsplit(url)
+    steps = parts.path.rstrip("/").split("/")
+    if len(steps) > 2 and steps[-1] == "1" and _PAGE_NAME.match(steps[-2]):
+        return urlunsplit(parts._replace(path="/".join(steps[:-2]) + "/"))
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(name, value) for name, value in pairs if not (value == "1" and _PAGE_NAME.match(name))]
+    if len(kept) < len(pairs):
+        return canonical_url(urlunsplit(parts._replace(query=urlencode(kept))))
+    return None
 
 
 def forward(page: str, link: str) -> bool:
@@ -181,6 +203,7 @@ class StructureModel:
         # The links of the pages read so far: a listing whose targets' collection holds none
         # but these brings nothing new (not kept by state(): a resumed crawl takes them as new).
         self._seen: set[str] = set()
+        self._firsts: set[str] = set()  # first_page() of the links met that name a page 1
 
     def learn_sample(self, html: str) -> None:
         from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
@@ -334,6 +357,8 @@ class StructureModel:
                 ahead = page is not None and forward(page, url)
                 if (page is not None and backward(page, url)) or (ahead and lists_target and not lists_new):
                     rate = WAITING  # a pager's way back; or on, from a page whose list brought nothing new
+                elif self._other_address(url, out.rates):
+                    rate = WAITING  # a listing's first page met at its other address (…/page/1/)
                 elif holds_target or (ahead and lists_target):
                     rate = HOMOLOGOUS
                     out.homologous.append(url)
@@ -363,6 +388,17 @@ class StructureModel:
                 out.origins.setdefault(url, key)
         self._seen.update(out.rates)
         return out
+
+    def _other_address(self, url: str, here: dict[str, float]) -> bool:
+        """Whether ``url`` is the other address of a listing's first page met before, on this
+        page (``here``) or another: ``/tag/love/`` and ``/tag/love/page/1/`` are one page."""
+        if url in self._seen or url in here:
+            return False
+        base = first_page(url)
+        if base is not None:
+            self._firsts.add(base)
+            return base in self._seen or base in here
+        return url in self._firsts
 
     def state(self) -> str:
         """What the model has learned, as JSON (the sample's schema is read from the store)."""

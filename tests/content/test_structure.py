@@ -7,6 +7,7 @@ from deepbot.policy.structure import (
     PROBES,
     WAITING,
     StructureModel,
+    first_page,
     forward,
     jaccard,
     link_collections,
@@ -229,3 +230,23 @@ def test_a_class_link_gets_more_links_fetched_only_as_its_pages_pay() -> None:
     assert restored.restore(model.state())
     other = link_collections(_page(_table("/player/1", "/player/8")), f"{SITE}/match/2")
     assert restored.observe(f"{SITE}/match/2", other, origin)[1] == [f"{SITE}/match/{n}" for n in (6, 7, 8)]
+
+
+def test_a_listings_first_page_met_at_its_other_address_waits() -> None:
+    assert first_page(f"{SITE}/tag/love/page/1/") == f"{SITE}/tag/love/"
+    assert first_page(f"{SITE}/genre/jazz/?page=1") == f"{SITE}/genre/jazz/"
+    assert first_page(f"{SITE}/tag/love/page/2/") is None
+    assert first_page(f"{SITE}/?p=1") is None and first_page(f"{SITE}/p/1") is None  # a post, a product
+    model = StructureModel(f"{SITE}/author/a")
+    model.learn_sample(_page(_list("/quotes/")))
+    # A quote's tags link /tag/NAME/page/1/, the sidebar /tag/NAME/: one page, two addresses.
+    front = link_collections(_page(_list("/tag/love/page/1/", "/tag/life/page/1/"),
+                                   "<p><a href='/tag/love/'>love</a><a href='/tag/truth/'>truth</a></p>"),
+                             f"{SITE}/quotes/")
+    rates = model.rate(front, f"{SITE}/quotes/")
+    assert rates.priority(f"{SITE}/tag/love/page/1/") == 0.5
+    assert rates.priority(f"{SITE}/tag/love/") == WAITING
+    assert rates.priority(f"{SITE}/tag/truth/") == 0.5  # no other address of it was met
+    # Met the other way round, on a later page: the first page's numbered address waits.
+    later = link_collections(_page(_list("/tag/truth/page/1/")), f"{SITE}/quotes/page/2/")
+    assert model.rate(later, f"{SITE}/quotes/page/2/").priority(f"{SITE}/tag/truth/page/1/") == WAITING
