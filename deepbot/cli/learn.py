@@ -89,7 +89,8 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
         sitemap = SiteMap(sample.html, threshold=threshold or THRESHOLD)
         map_config = CrawlConfig(seeds=(entry,), depth=depth, max_pages=max_pages,
                                  store=Path(work) / "map.sqlite", **common)
-        async with Crawler(map_config, processors=[MapProcessor(sitemap)]) as crawler:
+        mapper = MapProcessor(sitemap, sample.final_url)
+        async with Crawler(map_config, processors=[mapper]) as crawler:
             async for _ in crawler.run():
                 pass
             fetched = crawler.stats.fetched
@@ -101,7 +102,8 @@ async def learn_pattern(sample_url: str, entry: str, *, depth: int = 5, max_page
     levels = tuple(Level(follow=regexes, matched=n, repeat=i in best.repeats)
                    for i, (regexes, n) in enumerate(zip(best.levels, run.matched, strict=True)))
     found = PatternFile(sample=sample_url, entry=entry, threshold=sitemap.threshold, levels=levels,
-                        targets=len(run.reached), mapped=fetched)
+                        targets=len(run.reached), mapped=fetched,
+                        sample_clicks=tuple(dict.fromkeys(mapper.sample_clicks)))
     return Learned(found, fetched, len(sitemap.targets), chosen.other_shapes, len(chosen.missed),
                    sitemap.least_links(), sitemap.least_links(leaves=True))
 
@@ -110,7 +112,9 @@ def write_pattern(found: PatternFile, path: Path) -> None:
     text = ("# A navigation pattern: from the entry page, follow at each level the links matching one of\n"
             "# its regexes (Python re, whole URL); the last level's pages are the targets. A level with\n"
             "# repeat: true is followed again from its own pages (a pager), and may be skipped; the last\n"
-            "# level repeating follows the targets' links to other targets. Edit freely;\n"
+            "# level repeating follows the targets' links to other targets. sample_clicks: the clicks\n"
+            "# that led to the sample while learning (not made again: the sample is read first).\n"
+            "# Edit freely;\n"
             f"# run it with: deepbot crawl --pattern {path}\n")
     text += yaml.safe_dump(found.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=120)
     path.write_text(text, encoding="utf-8")

@@ -15,6 +15,8 @@ the pattern file a person reads and edits.
   When the pattern's last level repeats over the targets (a target's links to related
   targets), a target's links that match that level are followed too; a rerun then reads
   the targets it stored before again, for their links, and stores none of them twice.
+  The sample is read as a seed: a link to it is known by its URL, and a click that led to
+  it while learning by its route's key (``sample_clicks``); neither is followed again.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ class PatternFile(Frozen):
     levels: tuple[Level, ...] = Field(min_length=1)
     targets: int = 0  # target pages the pattern reached while learning
     mapped: int = 0  # pages the mapping fetched
+    # The clicks that led to the sample while learning, by their routes' keys (the page clicked
+    # on, as it read then, and the click): a link to the sample is known by its URL, the seed's,
+    # but a click's destination only once made. The crawl reads the sample as a seed and does
+    # not make these clicks; a page that reads otherwise now gives its clicks other keys.
+    sample_clicks: tuple[str, ...] = ()
 
     def pattern(self) -> NavigationPattern:
         return NavigationPattern(tuple(level.follow for level in self.levels), self.targets,
@@ -107,9 +114,11 @@ class MapProcessor:
 
     name = "site-map"
 
-    def __init__(self, sitemap: SiteMap) -> None:
+    def __init__(self, sitemap: SiteMap, sample: str | None = None) -> None:
         self.sitemap = sitemap
         self._urls: dict[str, str] = {}  # route key -> the URL of its page
+        self._sample = canonical_url(sample) if sample else None
+        self.sample_clicks: list[str] = []  # keys of the click routes that led to the sample
 
     async def process(self, ctx: ProcessContext) -> ProcessContext | None:
         route, doc = ctx.route, ctx.document
@@ -122,6 +131,8 @@ class MapProcessor:
             step = address(route)
             if parent is not None and step is not None and route.via is Via.SCRIPT:
                 self.sitemap.add_click(parent, step, doc.final_url)
+                if canonical_url(doc.final_url) == self._sample:
+                    self.sample_clicks.append(route.key)
         # A link that only moves a number of its page's URL (a pager's next page) costs no
         # depth, as a query's results pager does not: a listing is mapped to its last page,
         # its targets with it. Such chains stay bounded (max_calendar_steps).
@@ -178,7 +189,8 @@ class PatternProcessor:
         kept = []
         for child in ctx.routes if self.pattern.over_targets else ():
             step = address(child)
-            if step is None or child.url == self.file.sample or self.pattern.next_level(last, step) != last:
+            if (step is None or child.url == self.file.sample or child.key in self.file.sample_clicks
+                    or self.pattern.next_level(last, step) != last):
                 continue
             key = self._target_key(child.key)
             kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{last}"}))
@@ -204,6 +216,8 @@ class PatternProcessor:
                 nxt = self.pattern.next_level(level, step)
                 if nxt is None or (nxt == level and backward(doc.final_url, step)):
                     continue  # not in the pattern, or a pager's way back to a page it came through
+                if nxt == last and child.key in self.file.sample_clicks:
+                    continue  # the click to the sample, read as a seed
                 # a target's key is its own in every pass; the way to it is read again in each
                 key = self._target_key(child.key) if nxt == last else self.key(child.key)
                 kept.append(child.model_copy(update={"key": key, "hint": f"{LEVEL_HINT}{nxt}"}))

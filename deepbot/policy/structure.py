@@ -20,15 +20,23 @@ does:
   pages it led to that were targets, or indices (pages linking back to targets);
 - a class-link never tried is probed, as INDESIT checks the homologous-link conjecture:
   PROBES of its links in all (on whichever pages of its cluster) get an even chance, the
-  rest wait at the bottom of the frontier; once a probe shows the class-link leads to
-  targets or indices, the links that wait are raised to its value
-  (``RouteStore.raise_priority``), and a collection of news stories or ads costs PROBES
-  downloads, not all of them;
-- a page is an index when a target is found on it, and the page that led to it a hub,
-  whatever they seemed when read (``found_under``): a year's programme lists sessions,
-  and sessions list papers; their class-links are credited then, and their links raised;
-- a listing's next page is followed once the listing shows a target; a pager's link
-  back to an earlier page waits (its first page's other address would be fetched twice);
+  rest wait at the bottom of the frontier; each page it leads to that is a target or an
+  index allows PROBES more, and so many of the links that wait are raised to its value
+  (``RouteStore.raise_priority``): a collection of news stories or ads costs PROBES
+  downloads, not all of them, and tag pages that stopped listing anything new stop
+  costing downloads too (the frontier cannot lower a route, so a link is queued low
+  until its class-link's yield so far allows it);
+- a page is an index when a collection of its links holds targets and links no page read
+  before gave (a tag's page of quotes whose authors the front listing gave is none);
+  and when a target is found on it, and the page that led to it a hub, whatever they
+  seemed when read (``found_under``): a year's programme lists sessions, and sessions
+  list papers; their class-links are credited then, and their links raised;
+- a listing's next page is followed once the listing shows a target, and while its list
+  brings new links; a pager's link back to an earlier page waits (its first page's other
+  address would be fetched twice), and so does a link to a listing's first page met
+  before at its other address (``/tag/love/`` and ``/tag/love/page/1/``); a pager's next
+  page costs no depth, as in ``deepbot learn``'s mapping (a listing is walked to its end,
+  bounded by ``max_calendar_steps``);
 - a target page is stored; any other page is only a way to them. A page whose links are
   few says little by its link collections (an author's page with a header and a footer
   is as like a login page as another author's): a page is a target only if its tag tree
@@ -42,17 +50,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from deepbot.content.filters import Decision
 from deepbot.content.postprocess import ProcessContext
 from deepbot.learn.patterns import backward
-from deepbot.routes import canonical_url
+from deepbot.routes import PAGE_PARAM, canonical_url
 
 if TYPE_CHECKING:
     from deepbot.learn.rtdm import Classes, PageTree
@@ -89,15 +98,40 @@ def link_collections(html: str, page_url: str) -> dict[str, tuple[str, ...]]:
     return {tags: tuple(dict.fromkeys(urls)) for tags, urls in out.items()}
 
 
+# What names a page of a listing by its number and nothing else (``?p=1`` may be a post).
+_PAGE_NAME = re.compile(r"^[@_]?(?:page|paged|pg)$", re.I)
+
+
+def first_page(url: str) -> str | None:
+    """The address a listing's first page has without its number, when ``url`` names page 1
+    by a path step or a query parameter called page (``/tag/love/page/1/``,
+    ``/genre/jazz/?page=1``): the other address of one page. None otherwise."""
+    parts = urlsplit(url)
+    steps = parts.path.rstrip("/").split("/")
+    if len(steps) > 2 and steps[-1] == "1" and _PAGE_NAME.match(steps[-2]):
+        return urlunsplit(parts._replace(path="/".join(steps[:-2]) + "/"))
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(name, value) for name, value in pairs if not (value == "1" and _PAGE_NAME.match(name))]
+    if len(kept) < len(pairs):
+        return canonical_url(urlunsplit(parts._replace(query=urlencode(kept))))
+    return None
+
+
 def forward(page: str, link: str) -> bool:
     """Whether ``link`` is ``page``'s next page in a pager: its address with one number made
-    larger, or with one more query parameter whose value is a number (a listing's first
-    page has no ``?page=1``, ``?_next=0``)."""
+    larger, or with one more query parameter whose value is a number, or one more path step
+    of a page parameter's name and a number (a listing's first page has no ``?page=1``,
+    ``?_next=0``, ``/page/1/``: ``/quotes/`` → ``/quotes/page/2/``)."""
     if backward(link, page):
         return True
     here, there = urlsplit(page), urlsplit(link)
-    if (here.netloc, here.path) != (there.netloc, there.path):
+    if here.netloc != there.netloc:
         return False
+    if here.path != there.path:
+        head = here.path.rstrip("/") + "/"
+        rest = there.path.removeprefix(head).strip("/").split("/")
+        return (here.query == there.query and there.path.startswith(head) and len(rest) == 2
+                and PAGE_PARAM.match(rest[0]) is not None and rest[1].isdigit())
     before, after = set(parse_qsl(here.query)), set(parse_qsl(there.query))
     added = after - before
     return before < after and len(added) == 1 and next(iter(added))[1].isdigit()
@@ -117,6 +151,10 @@ class _ClassLink:
     def value(self) -> float:
         # Laplace's estimate: an untried class-link is worth half; an index counts half a target.
         return (self.targets + 0.5 * self.indices + 0.5) / (self.tried + 1)
+
+    def worth(self) -> float:
+        """What its links are queued at: its value once a page it led to paid, else a probe's."""
+        return self.value() if self.targets or self.indices else _ClassLink().value()
 
 
 @dataclass
@@ -150,13 +188,22 @@ class StructureModel:
         self._classes: Classes | None = None
         self.targets: set[str] = {self.sample}
         self._links: dict[str, _ClassLink] = {}
-        self._waiting: dict[str, set[str]] = {}  # untried class-link → links not probed
-        self._probes: dict[str, int] = {}  # untried class-link → its links rated as probes so far
+        # class-link → its links that wait, in the order met (a dict as an ordered set)
+        self._waiting: dict[str, dict[str, None]] = {}
+        # class-link → its links rated to be fetched so far: its probes, then those its yield allows
+        self._probes: dict[str, int] = {}
+        self._rated: dict[str, float] = {}  # link → the worth it was queued at by its class-link's
+        self._counted: set[tuple[str, str]] = set()  # (class-link, link) counted among its _probes
+        self._held: set[str] = set()  # links that wait
         # Route key of each page read → (the class-link that led to it, its parent's route key):
         # the way up from a target to the pages that led to it.
         self._pages: dict[str, tuple[str | None, str | None]] = {}
         self._credited: set[str] = set()  # route keys of pages counted as ways to targets
         self._pagers: dict[str, list[str]] = {}  # route key → its page's next pages, while it lists no target
+        # The links of the pages read so far: a listing whose targets' collection holds none
+        # but these brings nothing new (not kept by state(): a resumed crawl takes them as new).
+        self._seen: set[str] = set()
+        self._firsts: set[str] = set()  # first_page() of the links met that name a page 1
 
     def learn_sample(self, html: str) -> None:
         from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
@@ -198,17 +245,68 @@ class StructureModel:
         link.tried += 1
         if target:
             link.targets += 1
-        elif any(u not in self.targets for urls in collections.values()
-                 if any(v in self.targets for v in urls) for u in urls):
-            # An index: a collection of its links holds targets, and links not yet known to be
-            # targets beside them. A page that lists only targets found already (a table's
-            # hundredth sort order or facet) leads to nothing new: it does not keep its
-            # class-link worth following.
+        elif self._lists_new(collections):
+            # An index: a collection of its links holds targets, and links new to the crawl
+            # beside them. A page that lists only targets found already (a table's hundredth
+            # sort order or facet), or links other pages listed before (a tag's page of
+            # quotes whose authors the front listing gave), leads to nothing new: it does not
+            # keep its class-link worth following.
             link.indices += 1
             if key is not None:
                 self._credited.add(key)
-        waiting = self._waiting.pop(origin, set()) if link.targets or link.indices else set()
-        return target, sorted(waiting), link.value()
+        return target, self._release(origin), link.value()
+
+    def _allowed(self, key: str) -> int:
+        """How many links of a class-link may be fetched by its worth so far: PROBES, and
+        PROBES more for each page it led to that was a target or a way to targets (its yield).
+        A class-link whose pages stopped leading anywhere new (tag pages whose quotes' authors
+        the listing gave) has its other links wait, as an untried one's wait for its probes."""
+        link = self._links.get(key)
+        return PROBES * (1 + (link.targets + link.indices if link is not None else 0))
+
+    def _issue(self, key: str, url: str, rate: float) -> bool:
+        """Count ``url`` as fetched by its class-link's worth, if its yield allows one more."""
+        if self._probes.get(key, 0) >= self._allowed(key):
+            return False
+        self._count(key, url)
+        self._rated[url] = rate
+        return True
+
+    def _count(self, key: str, url: str) -> None:
+        """One more link of a class-link fetched or queued: each link once per class-link."""
+        if (key, url) not in self._counted:
+            self._counted.add((key, url))
+            self._probes[key] = self._probes.get(key, 0) + 1
+
+    def _wait(self, key: str, url: str) -> None:
+        self._waiting.setdefault(key, {})[url] = None
+        self._held.add(url)
+
+    def _release(self, key: str | None) -> list[str]:
+        """The links of a class-link that waited and that its yield now allows, first met first."""
+        link = self._links.get(key) if key is not None else None
+        waiting = self._waiting.get(key) if key is not None else None
+        if key is None or link is None or not waiting or not (link.targets or link.indices):
+            return []
+        worth = link.value()
+        if worth < STOP_BELOW:
+            return []
+        out = []
+        for url in list(waiting):
+            if not self._issue(key, url, worth):
+                break
+            del waiting[url]
+            self._held.discard(url)
+            out.append(url)
+        if not waiting:
+            del self._waiting[key]
+        return out
+
+    def _lists_new(self, collections: dict[str, tuple[str, ...]]) -> bool:
+        """Whether a collection of the page's links holds targets and links beside them that
+        are neither known targets nor met on a page read before (the links' yield)."""
+        return any(u not in self.targets and u not in self._seen for urls in collections.values()
+                   if any(v in self.targets for v in urls) for u in urls)
 
     def found_under(self, parent: str | None) -> list[tuple[list[str], float]]:
         """A target was found on the page of route ``parent``: that page is an index, and the
@@ -232,9 +330,9 @@ class StructureModel:
                 if origin is not None:
                     link = self._links.setdefault(origin, _ClassLink())
                     link.indices += 1
-                    waiting = self._waiting.pop(origin, set())
+                    waiting = self._release(origin)
                     if waiting:
-                        out.append((sorted(waiting), link.value()))
+                        out.append((waiting, link.value()))
             key = up
         return out
 
@@ -249,35 +347,58 @@ class StructureModel:
         cluster = hashlib.sha1("\n".join(sorted(collections)).encode()).hexdigest()[:12]
         out = LinkRates({}, {}, [])
         lists_target = any(u in self.targets for urls in collections.values() for u in urls)
+        lists_new = self._lists_new(collections)
         for tags, urls in collections.items():
             key = f"{cluster} {tags}"
             known = self._links.get(key)
+            worth = known.worth() if known is not None else _ClassLink().value()
             holds_target = any(u in self.targets for u in urls)
             for url in urls:
-                if page is not None and backward(page, url):
-                    rate = WAITING
-                elif holds_target or (page is not None and lists_target and forward(page, url)):
+                ahead = page is not None and forward(page, url)
+                if (page is not None and backward(page, url)) or (ahead and lists_target and not lists_new):
+                    rate = WAITING  # a pager's way back; or on, from a page whose list brought nothing new
+                elif self._other_address(url, out.rates):
+                    rate = WAITING  # a listing's first page met at its other address (…/page/1/)
+                elif holds_target or (ahead and lists_target):
                     rate = HOMOLOGOUS
                     out.homologous.append(url)
-                elif known is not None and (known.targets or known.indices):
-                    rate = known.value()
-                    if rate < STOP_BELOW:  # raised if a page reached through it turns out a way to targets
-                        self._waiting.setdefault(key, set()).add(url)
-                elif self._probes.get(key, 0) < PROBES:
-                    # PROBES links of a class-link in all, not on each page: the pages of one
-                    # cluster read before any probe came back give no more probes. Until a
-                    # probe shows the class-link leads somewhere, the others wait: queued at a
-                    # probe's failure's worth, they would be fetched after it was refuted.
-                    self._probes[key] = self._probes.get(key, 0) + 1
-                    rate = _ClassLink().value()
-                else:
+                elif url in self._rated:
+                    # Met on a page before, and queued at that. It is one of this class-link's
+                    # links fetched too, though what it leads to is credited to the first.
+                    rate = self._rated[url]
+                    self._count(key, url)
+                elif url in self._held:
+                    rate = WAITING  # met before, and waits for its class-link's worth to show
+                elif worth < STOP_BELOW:
+                    rate = worth  # raised if a page reached through it turns out a way to targets
+                    self._wait(key, url)
+                elif not self._issue(key, url, worth):
+                    # PROBES links of an untried class-link in all, not on each page: the
+                    # pages of one cluster read before any probe came back give no more
+                    # probes. Until a probe shows the class-link leads somewhere, the others
+                    # wait: queued at a probe's failure's worth, they would be fetched after
+                    # it was refuted. Then PROBES more for each page it led to that paid.
                     rate = WAITING
-                    self._waiting.setdefault(key, set()).add(url)
-                if page is not None and route is not None and not lists_target and forward(page, url):
+                    self._wait(key, url)
+                else:
+                    rate = self._rated[url]
+                if route is not None and not lists_target and ahead:
                     self._pagers.setdefault(route, []).append(url)
                 out.rates[url] = max(rate, out.rates.get(url, 0.0))
                 out.origins.setdefault(url, key)
+        self._seen.update(out.rates)
         return out
+
+    def _other_address(self, url: str, here: dict[str, float]) -> bool:
+        """Whether ``url`` is the other address of a listing's first page met before, on this
+        page (``here``) or another: ``/tag/love/`` and ``/tag/love/page/1/`` are one page."""
+        if url in self._seen or url in here:
+            return False
+        base = first_page(url)
+        if base is not None:
+            self._firsts.add(base)
+            return base in self._seen or base in here
+        return url in self._firsts
 
     def state(self) -> str:
         """What the model has learned, as JSON (the sample's schema is read from the store)."""
@@ -285,7 +406,7 @@ class StructureModel:
             "sample": self.sample,
             "targets": sorted(self.targets),
             "links": {key: [c.tried, c.targets, c.indices] for key, c in self._links.items()},
-            "waiting": {key: sorted(urls) for key, urls in self._waiting.items()},
+            "waiting": {key: list(urls) for key, urls in self._waiting.items()},
             "pages": {key: list(way) for key, way in self._pages.items()},
             "credited": sorted(self._credited),
             "probes": self._probes,
@@ -299,7 +420,8 @@ class StructureModel:
             return False
         self.targets.update(data["targets"])
         self._links = {key: _ClassLink(*counts) for key, counts in data["links"].items()}
-        self._waiting = {key: set(urls) for key, urls in data["waiting"].items()}
+        self._waiting = {key: dict.fromkeys(urls) for key, urls in data["waiting"].items()}
+        self._held = {url for urls in self._waiting.values() for url in urls}
         # A model saved before the ways to pages were kept has none: credit starts from here.
         self._pages = {key: (way[0], way[1]) for key, way in data.get("pages", {}).items()}
         self._credited = set(data.get("credited", ()))
@@ -318,6 +440,13 @@ class StructureProcessor:
         self.model = model
         self.raise_priority = raise_priority  # (URLs of link routes, priority): the frontier's
     async def process(self, ctx: ProcessContext) -> ProcessContext:
+        route = ctx.route
+        if route.chain_axis is not None and route.chain_axis >= 0 and route.depth > 0:
+            # Reached by a link that only moved a number of its page's URL (a pager's next
+            # page): its links are one link deeper than the listing's first page's, as in
+            # deepbot learn's mapping. A listing is walked to its end whatever the depth,
+            # and such chains stay bounded (max_calendar_steps).
+            ctx = ctx.widened(route=route.model_copy(update={"depth": route.depth - 1}))
         html = ctx.document.html
         collections = link_collections(html, ctx.document.final_url) if html else {}
         if self.model.schema is None and canonical_url(ctx.route.url) == self.model.sample:

@@ -7,6 +7,7 @@ from deepbot.policy.structure import (
     PROBES,
     WAITING,
     StructureModel,
+    first_page,
     forward,
     jaccard,
     link_collections,
@@ -25,6 +26,10 @@ def _list(*paths: str) -> str:
 
 def _table(*paths: str) -> str:
     return "<table>" + "".join(f"<tr><td><a href='{p}'>x</a></td></tr>" for p in paths) + "</table>"
+
+
+def _next(path: str) -> str:
+    return f"<p><a href='{path}'>Next</a></p>"
 
 
 def test_link_collections_are_root_to_anchor_tag_paths() -> None:
@@ -173,3 +178,75 @@ def test_a_listings_next_page_is_followed_once_a_target_is_found_under_it() -> N
     pager = "<p><a href='/table?_next=200'>n</a></p>"
     second = link_collections(_page(_table("/row/150", "/row/151"), pager), page)
     assert model.rate(second, page, "t2").priority(f"{SITE}/table?_next=200") == HOMOLOGOUS
+
+
+def test_a_listings_first_page_at_its_own_address_leads_to_page_two() -> None:
+    # The first page of a listing is its section's address; its next page one step below.
+    assert forward(f"{SITE}/quotes/", f"{SITE}/quotes/page/2/")
+    assert forward(f"{SITE}/archive/2026/09/", f"{SITE}/archive/2026/09/page/2/")
+    assert not forward(f"{SITE}/quotes/", f"{SITE}/quotes/author/Ada-Austen")
+    assert not forward(f"{SITE}/cup/", f"{SITE}/cup/player/bra-1")  # a number, but no page step
+    assert not forward(f"{SITE}/quotes/", f"{SITE}/quotes/tag/love/page/1/")  # two steps more
+
+
+def test_a_listing_whose_links_were_all_met_before_is_no_index_and_its_list_stops() -> None:
+    # Quotes: the front listing gave every author; a tag's page lists some of them again.
+    model = StructureModel(f"{SITE}/author/a")
+    model.learn_sample(_page(_list("/quotes/")))
+    front = link_collections(_page(_table("/author/a", "/author/b", "/author/c"), _next("/quotes/page/2/")),
+                             f"{SITE}/quotes/")
+    assert model.rate(front, f"{SITE}/quotes/", "f").priority(f"{SITE}/quotes/page/2/") == HOMOLOGOUS
+    tags = model.rate(link_collections(_page(_list("/tag/x/", "/tag/y/")), f"{SITE}/quotes/"))
+    tag = link_collections(_page(_table("/author/a", "/author/b"), _next("/tag/x/page/2/")), f"{SITE}/tag/x/")
+    # Authors b and c are not known targets yet, but the front listing gave them: nothing new.
+    assert model.observe(f"{SITE}/tag/x/", tag, tags.origin(f"{SITE}/tag/x/"))[2] == 0.25
+    assert model.rate(tag, f"{SITE}/tag/x/", "x").priority(f"{SITE}/tag/x/page/2/") == WAITING
+    # A tag page that lists an author no page gave before is an index, and its list goes on.
+    fresh = link_collections(_page(_table("/author/a", "/author/d"), _next("/tag/y/page/2/")),
+                             f"{SITE}/tag/y/")
+    assert model.observe(f"{SITE}/tag/y/", fresh, tags.origin(f"{SITE}/tag/y/"))[2] == 1 / 3
+    assert model.rate(fresh, f"{SITE}/tag/y/", "y").priority(f"{SITE}/tag/y/page/2/") == HOMOLOGOUS
+
+
+def test_a_class_link_gets_more_links_fetched_only_as_its_pages_pay() -> None:
+    model = StructureModel(f"{SITE}/player/1")
+    model.learn_sample(_page(_list("/player/2")))
+    index = link_collections(_page(_table(*(f"/match/{n}" for n in range(12)))), f"{SITE}/matches/")
+    matches = model.rate(index)
+    assert [matches.priority(f"{SITE}/match/{n}") for n in range(12)] == [0.5] * PROBES + [WAITING] * 9
+    origin = matches.origin(f"{SITE}/match/0")
+    # A match's line-ups list players no page gave before: an index. PROBES more matches are
+    # raised for it, not all nine that wait.
+    line_up = link_collections(_page(_table("/player/1", "/player/7")), f"{SITE}/match/0")
+    assert model.observe(f"{SITE}/match/0", line_up, origin)[1] == [f"{SITE}/match/{n}" for n in (3, 4, 5)]
+    model.rate(line_up, f"{SITE}/match/0")  # as the crawl rates every page's links once it is read
+    # A match whose line-ups list only players met before pays nothing: none more is raised,
+    # and the same links met on another page are not counted twice.
+    assert model.observe(f"{SITE}/match/1", line_up, origin)[1] == []
+    again = model.rate(index)
+    assert [again.priority(f"{SITE}/match/{n}") for n in range(12)] == [0.5] * 6 + [WAITING] * 6
+    # Restored from its state (a resumed crawl), the model keeps what waits, in order.
+    restored = StructureModel(f"{SITE}/player/1")
+    assert restored.restore(model.state())
+    other = link_collections(_page(_table("/player/1", "/player/8")), f"{SITE}/match/2")
+    assert restored.observe(f"{SITE}/match/2", other, origin)[1] == [f"{SITE}/match/{n}" for n in (6, 7, 8)]
+
+
+def test_a_listings_first_page_met_at_its_other_address_waits() -> None:
+    assert first_page(f"{SITE}/tag/love/page/1/") == f"{SITE}/tag/love/"
+    assert first_page(f"{SITE}/genre/jazz/?page=1") == f"{SITE}/genre/jazz/"
+    assert first_page(f"{SITE}/tag/love/page/2/") is None
+    assert first_page(f"{SITE}/?p=1") is None and first_page(f"{SITE}/p/1") is None  # a post, a product
+    model = StructureModel(f"{SITE}/author/a")
+    model.learn_sample(_page(_list("/quotes/")))
+    # A quote's tags link /tag/NAME/page/1/, the sidebar /tag/NAME/: one page, two addresses.
+    front = link_collections(_page(_list("/tag/love/page/1/", "/tag/life/page/1/"),
+                                   "<p><a href='/tag/love/'>love</a><a href='/tag/truth/'>truth</a></p>"),
+                             f"{SITE}/quotes/")
+    rates = model.rate(front, f"{SITE}/quotes/")
+    assert rates.priority(f"{SITE}/tag/love/page/1/") == 0.5
+    assert rates.priority(f"{SITE}/tag/love/") == WAITING
+    assert rates.priority(f"{SITE}/tag/truth/") == 0.5  # no other address of it was met
+    # Met the other way round, on a later page: the first page's numbered address waits.
+    later = link_collections(_page(_list("/tag/truth/page/1/")), f"{SITE}/quotes/page/2/")
+    assert model.rate(later, f"{SITE}/quotes/page/2/").priority(f"{SITE}/tag/truth/page/1/") == WAITING

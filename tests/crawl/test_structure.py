@@ -54,7 +54,15 @@ async def test_pages_of_few_links_are_told_apart_by_their_tag_tree(tmp_path: Pat
                                              "workers": 2, "depth": 8, "settle_timeout": 2.0})
         async with Crawler(config) as crawler:
             stored = {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+        fetched = [path for _, path in site.hits if path.startswith("/quotes/")]
     assert stored == quotes.AUTHORS  # all 50, reached through paged listings; not the login page
+    # The front listing is walked to its tenth page, ten links below the sample: a pager's
+    # next page costs no depth.
+    assert "/quotes/page/10/" in fetched
+    # The tags' listings repeat the authors the front listing gave: they are no indices, and
+    # their pagers stop (every tag's listing was walked to its end: 45 tag pages, 93 in all).
+    assert len({path for path in fetched if "/tag/" in path}) <= 15, sorted(fetched)
+    assert crawler.stats.fetched <= 80
 
 
 async def _like(site: FixtureServer, sample: str, store: Path) -> set[str]:
