@@ -23,7 +23,10 @@ second, all clients together. PostgreSQL runs on a new database of the server at
 routes were pushed into once per size (so push/s is that one push's). ``--drain N`` leases
 and acks only the first N routes of each size: the rate at that size, without the hour a
 whole 10⁶-route drain takes. The 1-minute load average is shown beside each figure: the
-machine may be shared.
+machine may be shared. ``--cpu`` prints the CPU per route of the clients and of the PostgreSQL
+server (its processes, read from /proc: a server on this machine); ``--profile DIR`` also runs
+each client's drain under cProfile, CPU time, a file per client in DIR (the clients' CPU printed
+then includes cProfile's own).
 """
 
 from __future__ import annotations
@@ -199,18 +202,37 @@ class ClientsResult:
     busiest_share: float  # the largest share of the routes one client got
     drained: int  # routes leased and acked (all of them, or --drain's first ones)
     load: float  # the machine's 1-minute load average at the end of the drain
+    client_cpu_us: float  # CPU µs per route in the clients (their drain only)
+    server_cpu_us: float | None  # CPU µs per route in the PostgreSQL server's processes (--cpu)
 
 
-def _client(backend: str, where: str, lease_batch: int, quota: int, start: object, done: object) -> None:
+def _client(backend: str, where: str, lease_batch: int, quota: int, start: object, done: object,
+            profile: str | None = None, measured: object = None) -> None:
     store = _open(backend, where)
     start.wait()  # type: ignore[attr-defined]
+    profiler = None
+    if profile:  # --profile: this client's drain under cProfile, one file per client process
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)  # CPU, not wall: the machine is shared
+        profiler.enable()
+    cpu = time.process_time()
     count = 0
     while count < quota and (leases := store.lease(min(lease_batch, quota - count), "bench", ttl_s=600)):
         for granted in leases:
             store.ack_done(granted)
         count += len(leases)
+    cpu = time.process_time() - cpu
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(str(Path(profile or ".") / f"client-{os.getpid()}.prof"))
+    if measured is None:
+        store.close()
+        done.put((count, cpu))  # type: ignore[attr-defined]
+        return
+    done.put((count, cpu))  # type: ignore[attr-defined]
+    measured.wait()  # type: ignore[attr-defined]  # its backends' CPU read before they exit
     store.close()
-    done.put(count)  # type: ignore[attr-defined]
 
 
 def _open(backend: str, where: str) -> Any:
@@ -255,9 +277,31 @@ def _push_all(store: Any, n: int) -> float:
     return n / (time.perf_counter() - began)
 
 
+def _server_cpu(url: str) -> float:
+    """CPU seconds used so far by the PostgreSQL server at ``url``: its postmaster's children, alive
+    now, from /proc (the server on this machine; a backend that exited meanwhile is not counted,
+    and the clients' backends live as long as the clients)."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:  # its backend's parent is the postmaster: read while it lives
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        assert row is not None
+        postmaster = Path(f"/proc/{row[0]}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in os.listdir("/proc"):  # not Path.glob: a process that exits during its scan is an error
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # not a process, or exited meanwhile
+        if fields[1] == postmaster:
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def run_clients(backend: str, url: str | None, n: int, clients: int, directory: Path,
                 lease_batch: int, drain: int | None = None, template: tuple[str, float] | None = None,
-                ) -> ClientsResult:
+                profile: str | None = None, cpu: bool = False) -> ClientsResult:
     """Push n routes (or copy ``template``: a database holding them, and its push rate), then
     drain them, or the first ``drain`` of them, with that many clients."""
     import multiprocessing
@@ -268,22 +312,30 @@ def run_clients(backend: str, url: str | None, n: int, clients: int, directory: 
         taken = min(n, drain or n)
         context = multiprocessing.get_context("spawn")
         go, done = context.Event(), context.Queue()
+        measured = context.Event() if (cpu or profile) and backend == "postgres" else None
         quotas = [taken // clients + (i < taken % clients) for i in range(clients)]
-        workers = [context.Process(target=_client, args=(backend, where, lease_batch, quota, go, done))
+        workers = [context.Process(target=_client, args=(backend, where, lease_batch, quota, go, done,
+                                                                   profile, measured))
                    for quota in quotas]
         for worker in workers:
             worker.start()
         time.sleep(2 + 0.2 * clients)  # every client has opened its store before the clock starts
+        server = _server_cpu(where) if measured is not None else None
         began = time.perf_counter()
         go.set()
-        counts = [done.get() for _ in workers]
+        answers = [done.get() for _ in workers]
         drain_s = time.perf_counter() - began
+        if server is not None and measured is not None:
+            server = _server_cpu(where) - server
+            measured.set()
         for worker in workers:
             worker.join()
+        counts = [count for count, _ in answers]
         assert sum(counts) == taken and store.pending() == n - taken, (counts, store.pending())
         store.close()
     return ClientsResult(backend, n, clients, push_rate, taken / drain_s, max(counts) / taken,
-                         taken, os.getloadavg()[0])
+                         taken, os.getloadavg()[0], 1e6 * sum(cpu for _, cpu in answers) / taken,
+                         None if server is None else 1e6 * server / taken)
 
 
 @contextmanager
@@ -309,7 +361,7 @@ def main_clients(args: argparse.Namespace, sizes: list[int]) -> None:
             with _template(args.backend, url, n, Path(tmp)) as template:
                 for c in clients:
                     results.append(run_clients(args.backend, url, n, c, Path(tmp), args.lease_batch,
-                                               args.drain, template))
+                                               args.drain, template, args.profile, args.cpu))
                     if not args.json:
                         print(f"  done {n:,} routes, {c} clients", file=sys.stderr)
     if args.json:
@@ -324,6 +376,9 @@ def main_clients(args: argparse.Namespace, sizes: list[int]) -> None:
     for r in results:
         print(f"{r.routes:>10,} {r.drained:>8,} {r.clients:>7} {r.push_per_s:>8,.0f}"
               f" {r.lease_ack_per_s:>12,.0f} {r.busiest_share:>14.0%} {r.load:>5.1f}")
+        if args.cpu or args.profile:
+            server = "" if r.server_cpu_us is None else f", server {r.server_cpu_us:.0f}"
+            print(f"{'':>10} CPU µs per route: clients {r.client_cpu_us:.0f}{server}")
 
 
 def main() -> None:
@@ -340,6 +395,11 @@ def main() -> None:
     parser.add_argument("--drain", type=int, default=None,
                         help="with --clients: lease and ack only the first N routes of each size (10⁶ at"
                         " a few hundred a second is most of an hour)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="with --clients: the CPU per route of the clients and of the PostgreSQL server")
+    parser.add_argument("--profile", default=None, metavar="DIR",
+                        help="with --clients: --cpu, and each client's drain under cProfile"
+                        " (DIR/client-PID.prof)")
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
     if args.clients or args.backend == "postgres":

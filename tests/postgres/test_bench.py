@@ -38,6 +38,15 @@ def test_concurrent_clients_drain_every_route_once() -> None:
     assert rows[0]["busiest_share"] == 1.0
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_cpu_per_route_is_read_for_the_clients_and_the_server() -> None:
+    # --cpu: the clients' CPU from themselves, the server's from /proc (the test server is local).
+    [row] = _bench_json(str(BENCH / "frontier.py"), "--backend", "postgres", "--sizes", "400",
+                        "--clients", "2", "--cpu", timeout=290)
+    assert row["client_cpu_us"] > 0 and row["server_cpu_us"] > 0
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.timeout(400)

@@ -81,6 +81,5 @@ async def test_visits_of_two_processes_never_overlap_past_the_limit(postgres_url
             # Alone, each side would let `limit` run: together they would reach twice the limit.
             assert most == limit, (limit, most)
             assert time.monotonic() - began >= 12 * 0.05 / limit
-            with a.database._pool.connection() as conn:  # every slot given back
-                held = conn.execute("SELECT count(*) FROM host_slots WHERE holder IS NOT NULL").fetchone()
-            assert held == (0,)
+            held = a.database.read("SELECT count(*) FROM host_slots WHERE holder IS NOT NULL")
+            assert held == [(0,)]  # every slot given back
