@@ -547,3 +547,21 @@ async def test_a_page_closed_while_a_run_waits_for_its_load_is_closed(
     with pytest.raises(StepError) as caught:
         await asyncio.wait_for(waiting, 5)
     assert caught.value.kind is Failure.CLOSED
+
+
+async def test_a_javascript_link_that_navigates_a_little_later_is_followed(
+        page: Page, site: FixtureServer) -> None:
+    # A javascript: link whose script navigates after a short delay, as one that sends an
+    # analytics beacon first does (and as any javascript: link's task can run on a busy
+    # machine): the click is a navigation all the same, not a click that did nothing.
+    target = site.url("/lab/js/target-a")
+    html = (f'<!doctype html><a id="go" href="javascript:setTimeout(function () '
+            f'{{ location.assign(\'{target}\'); }}, 60)">Go</a>')
+
+    async def serve(route: Route) -> None:
+        await route.fulfill(status=200, content_type="text/html", body=html)
+
+    await page.route(site.url("/lab/beacon-link"), serve)
+    result = await run(parse(f"navigate {site.url('/lab/beacon-link')}\nclick '#go'\n"), page, **FAST)
+    assert result.final_url == target
+    assert await page.title() == "Target A"
