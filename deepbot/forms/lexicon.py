@@ -8,6 +8,10 @@ still reads "password" where an alias says "password". Only the vocabulary of fo
 themselves is here (an account, a message, a search, a sign-up), a few words a concept,
 never a page's content: what a box is, not what is typed into it.
 
+English said otherwise is read one way too: "Email address" is "email", "Stay signed in"
+and "Keep me logged in" are "remember me" (and ``textsim`` reads "Sign in" and "Log on" as
+"login").
+
 Each entry is a phrase as people write it; accents and case do not matter (they are folded
 as every text is). A phrase is read as a whole word or words of a text; in a script
 without spaces (Japanese, Chinese) it is read wherever it appears.
@@ -31,6 +35,8 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "логин", "identifiant", "pseudo",
     ),
     "email": (
+        # an address is what an e-mail box holds: "Email address" says no more than "Email"
+        "email address", "e-mail address", "e mail address", "mail address", "email addr", "e-mail addr",
         "e-mail", "e mail", "correo electrónico", "correo", "courriel", "adresse e-mail", "adresse email",
         "e-mail-adresse", "endereço de email", "endereço de e-mail", "indirizzo email", "indirizzo e-mail",
         "электронная почта", "e-mail cím", "adres e-mail", "emailadres", "e-mailadres", "メールアドレス",
@@ -83,6 +89,19 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
                 "восстановить", "odzyskaj", "gendan"),
     "remember": ("souvenir", "recordar", "recordarme", "lembrar", "lembrar-me", "ricordami",
                  "запомнить", "husk", "onthoud", "zapamiętaj", "zapamatovat"),
+    # staying signed in, however a login form words it: one concept, "remember me"
+    "remember me": (
+        "keep me logged in", "keep me signed in", "stay logged in", "stay signed in", "always stay logged in",
+        "auto login", "auto-login", "autologin", "automatic login", "log me in automatically",
+        "sign me in automatically", "remember my login", "remember login", "save login", "save my login",
+        "eingeloggt bleiben", "angemeldet bleiben", "aangemeld blijven", "ingelogd blijven",
+        "forbli pålogget",
+        "forbli innlogget", "rester connecté", "se souvenir de moi", "se rappeler de moi",
+        "connexion automatique", "connexion auto", "garder ma session active", "riconoscimi automaticamente",
+        "mantener la sesión iniciada", "mantenerme conectado", "manter-me conectado", "lembrar de mim",
+        "запомнить меня", "nie wylogowuj mnie", "zapamiętaj mnie", "husk mig", "husk meg", "kom ihåg mig",
+        "maradjon bejelentkezve", "emlékezz rám", "zůstat přihlášen", "muista minut", "beni hatırla",
+    ),
     "remind": ("ricorda", "rappel", "rappeler", "erinnern", "recordatorio", "lembrete", "напомнить",
                "priminti"),
     "newsletter": ("boletín", "nieuwsbrief", "рассылка", "hírlevél", "nyhedsbrev", "nyhetsbrev", "biuletyn",

@@ -414,6 +414,10 @@ def read_texts(
     # the form, and the rest what the field holds.
     own = {w for t in evidence if t.evidence in (Evidence.FORM, Evidence.ACTION) for w in t.text.split()}
     fields = [_unprefixed(texts, own) for texts in fields]
+    # A lone checkbox's label is often a sentence ("I have read and accept the terms of use"):
+    # its short runs of words are what it is about, as a long button's are the form's.
+    fields = [_distinct([*texts, *_sentence_runs(_own_label(f, lay), vocabulary)]) if _lone(f) else texts
+              for f, lay, texts in zip(form.fields, layouts, fields, strict=True)]
     if vocabulary:
         fields = [_unglued(texts, vocabulary) for texts in fields]
         whole = _unglued(whole, vocabulary)
@@ -460,6 +464,40 @@ def _phrases(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[Fie
 
 
 _HINTS = frozenset({Evidence.PLACEHOLDER, Evidence.ARIA_LABEL, Evidence.TITLE})
+
+# What a sentence's runs may not say of the checkbox it labels: what a person types into a
+# box ("...we will never share your e-mail address") is not what ticking a box gives.
+_TYPED_WORDS = frozenset(w for word in ("password", "email", "search", "phone", "website", "name", "username")
+                         for w in tokens(word))
+
+
+def _lone(f: FormField) -> bool:
+    return f.checkable and len(f.options) == 1
+
+
+def _own_label(f: FormField, layout: FieldLayout) -> list[FieldText]:
+    """A lone checkbox's own label (its option's), not the texts around it."""
+    own = [FieldText(text=link.text, evidence=link.evidence)
+           for link in (layout.option_texts[0] if layout.option_texts else ())]
+    markup = f.options[0].markup
+    return own + [FieldText(text=t, evidence=Evidence.LABEL) for t in (markup.labels if markup else ())]
+
+
+def _sentence_runs(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[FieldText]:
+    """Runs of one or two words of a checkbox's own label when that label is a sentence (six
+    words or more), with a word of the domains' ``vocabulary`` and none of a typed box's,
+    trusted a little less than the label."""
+    out = []
+    for t in _distinct(texts):
+        words = [w for w in re.findall(r"\w+(?:-\w+)*", in_english(t.text)) if w not in STOPWORDS]
+        if len(words) < 6:
+            continue
+        for n in (1, 2):
+            for i in range(len(words) - n + 1):
+                run = words[i:i + n]
+                if any(_known(w, vocabulary) for w in run) and not _TYPED_WORDS & set(tokens(" ".join(run))):
+                    out.append(FieldText(text=" ".join(run), evidence=t.evidence, weight=0.85 * t.weight))
+    return out
 
 
 def _known(word: str, vocabulary: frozenset[str]) -> bool:
@@ -566,7 +604,10 @@ def similarity_table(
     text_slices, value_slices = _slices(texts), _slices(values)
 
     said = [a.name in form_named for a in domain.attributes]
-    agreed = _agreed_names(flat, side, weights, said) if flat else None
+    # the words the form shows a person as its own (its button, its heading): what it does
+    shown = frozenset(w for t in read.whole if t.evidence in (Evidence.BUTTON, Evidence.HEADING)
+                      for w in tokens(t.text))
+    agreed = _agreed_names(flat, side, weights, said, shown) if flat else None
     repeat = confirming(form)
     secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
     # the form's own words a field borrows (its one free field's): they never make it a secret
@@ -612,13 +653,15 @@ def similarity_table(
 
 
 def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndarray,
-                  form_named: Sequence[bool] = ()) -> np.ndarray | None:
+                  form_named: Sequence[bool] = (), shown: frozenset[str] = frozenset()) -> np.ndarray | None:
     """aliases × texts: for a name of two or three words each of which is an alias of one
     attribute ("user_login", "email_addr"), the weakest word's similarity to that
     attribute, at each of its aliases' rows; 0 elsewhere. Such a name says the attribute
     twice, not something else beside it. A word that reads as an attribute the form's own
     words name (``form_named``, per attribute: "signup" under a button "Sign up") names the
-    form, not the field, and is left out: "emailsignup" is the e-mail of a sign-up form."""
+    form, not the field, and is left out: "emailsignup" is the e-mail of a sign-up form. So
+    is a word the form ``shown`` a person as its own, on its button or in its heading, whatever
+    the domain calls it: under "Sign up for our newsletter", "emailsignup" is an e-mail."""
     named = [(i, t.text.split()) for i, t in enumerate(flat) if t.evidence == Evidence.NAME
              and 2 <= len(t.text.split()) <= 3]
     if not named:
@@ -630,6 +673,7 @@ def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndar
              for ls in side.label_slices]
     said = [b for b, on in zip(bests, form_named, strict=False) if on]
     form_word = np.max(said, axis=0) >= 0.9 if said else np.zeros(len(words), dtype=bool)
+    form_word |= np.array([tokens(w) != () and set(tokens(w)) <= shown for w in words], dtype=bool)
     out = np.zeros((len(side.labels), len(flat)))
     for a, ls in enumerate(side.label_slices):
         if ls.stop == ls.start:

@@ -1,7 +1,10 @@
 """Forms written in other languages, read by domains written in English alone
 (``bench/plain_forms/domains``): a form's words are read in English before they are
 compared (``deepbot.forms.lexicon``), so "Senha" is a password, "Mot de passe oublié" a
-forgotten password and "パスワード再設定" a password reset, with no alias in those languages."""
+forgotten password and "パスワード再設定" a password reset, with no alias in those languages.
+English said otherwise reads one way ("Stay signed in" is "remember me"), and a few kinds of
+form whose English the domains do not say as they do: a glued name under a heading that
+names the form, a consent checkbox labelled by a whole sentence."""
 
 from __future__ import annotations
 
@@ -29,6 +32,10 @@ def _english_domains() -> list[Domain]:
     ("Senha", "password"), ("Mot de passe oublié ?", "forgot password"), ("Nom d’utilisateur", "username"),
     ("Nova senha", "new password"), ("E-mail", "email"), ("Endereço de e-mail", "email"),
     ("パスワード再設定", "password reset"), ("Tilmeld nyhedsbrev", "newsletter tilmeld"),
+    # and English said otherwise: the same thing, one way
+    ("Email address", "email"), ("E-mail address", "email"), ("Sign in", "log in"), ("Log on", "login"),
+    ("Stay signed in", "remember me"), ("Keep me logged in", "remember me"),
+    ("Angemeldet bleiben", "remember me"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
@@ -49,7 +56,9 @@ def test_aliases_that_read_alike_are_one_text_of_the_corpus() -> None:
 
 
 @pytest.mark.browser
-async def test_forms_in_six_languages_are_read_by_english_domains(site: FixtureServer, browser: Any) -> None:
+async def test_forms_in_other_languages_and_words_are_read_by_english_domains(
+    site: FixtureServer, browser: Any,
+) -> None:
     page = await browser.new_page()
     try:
         await page.goto(site.url("/forms/languages/"))
