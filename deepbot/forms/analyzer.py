@@ -19,16 +19,7 @@ from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
 from deepbot.forms.filter_rows import label_values, without_switches
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form
-from deepbot.forms.match import (
-    WHOLE_FORM,
-    MatchParams,
-    assign_attributes,
-    form_evidence,
-    read_texts,
-    similarity_table,
-    vocabulary,
-    whole_form,
-)
+from deepbot.forms.match import WHOLE_FORM, assign_attributes, similarity_table, whole_form
 from deepbot.forms.models import (
     FORM_EVIDENCE,
     ExtractedForm,
@@ -44,6 +35,7 @@ from deepbot.forms.models import (
 )
 from deepbot.forms.panels import open_panels
 from deepbot.forms.relevance import relevance
+from deepbot.forms.texts import MatchParams, form_evidence, read_texts, vocabulary
 
 __all__ = ["AnalyzerParams", "analyze_extracted", "analyze_form", "analyze_page"]
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from deepbot.config.domain import Domain
-from deepbot.forms.match import MatchParams, alias_similarity, field_texts
+from deepbot.forms.match import alias_similarity
 from deepbot.forms.models import (
     Box,
     Chooser,
@@ -28,6 +28,7 @@ from deepbot.forms.models import (
     NamedAttribute,
     SimilarityEntry,
 )
+from deepbot.forms.texts import MatchParams, field_texts
 from deepbot.forms.textsim import tokens
 
 __all__ = ["find_chooser", "without_chooser"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deepbot.config.domain import parse_domain
-from deepbot.forms.match import MatchParams, assign_attributes, name_words, similarity_table
+from deepbot.forms.match import assign_attributes, similarity_table
 from deepbot.forms.models import (
     Assignment,
     Box,
@@ -19,6 +19,7 @@ from deepbot.forms.models import (
     TextLink,
 )
 from deepbot.forms.relevance import relevance, score
+from deepbot.forms.texts import MatchParams, name_words
 
 BOOKS = parse_domain(
     """
@@ -163,7 +164,7 @@ def test_markup_hints_count_for_sim1() -> None:
 
 
 def test_glued_identifiers_are_split_by_the_domains_words() -> None:
-    from deepbot.forms.match import split_glued
+    from deepbot.forms.texts import split_glued
 
     words = frozenset({"lost", "password", "user", "newsletter", "email", "search"})
     assert split_glued("lostpasswordform", words) == ["lost", "password"]  # "form" is noise
