@@ -50,6 +50,8 @@ class _DomainSide:
     label_slices: tuple[slice, ...]
     values: tuple[str, ...]  # every attribute's query values
     value_slices: tuple[slice, ...]
+    # each alias's reading of what only a password box holds: "password", "confirm password"
+    secrets: np.ndarray  # labels × 2
 
 
 def _slices(groups: Sequence[Sequence[object]]) -> tuple[slice, ...]:
@@ -80,13 +82,20 @@ def _domain_side(domain_json: str) -> _DomainSide:
     values = [domain.query_values(a.name) for a in domain.attributes]
     flat_labels = tuple(s for g in labels for s in g)
     flat_values = tuple(v for g in values for v in g)
+    scorer = SoftTfidf((*flat_labels, *flat_values, *BACKGROUND))
     return _DomainSide(
-        scorer=SoftTfidf((*flat_labels, *flat_values, *BACKGROUND)),
+        scorer=scorer,
         labels=flat_labels,
         label_slices=_slices(labels),
         values=flat_values,
         value_slices=_slices(values),
+        secrets=_frozen(scorer.table(flat_labels, ["password", "confirm password"])),
     )
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)  # shared by every form the cached side serves
+    return array
 
 
 def alias_similarity(domain: Domain, texts: Sequence[str]) -> np.ndarray:
@@ -131,7 +140,7 @@ def similarity_table(
                       for w in tokens(t.text))
     agreed = _agreed_names(flat, side, weights, said, shown) if flat else None
     repeat = confirming(form)
-    secrets = side.scorer.table(side.labels, ["password", "confirm password"]).T  # aliases' reading of each
+    secrets = side.secrets.T  # aliases' reading of each
     # the form's own words a field borrows (its one free field's): they never make it a secret
     borrowed = np.array([t.evidence in FORM_EVIDENCE for t in flat], dtype=bool)
     entries: list[SimilarityEntry] = []
@@ -263,7 +272,7 @@ def whole_form(
     identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE) for t in whole])
     # What only a password box holds (a password, its confirmation) is no form's purpose: a
     # button "Confirm" or a heading "Password" says what the form does, not what it is.
-    secret = side.scorer.table(side.labels, ["password", "confirm password"]).max(axis=1)
+    secret = side.secrets.max(axis=1)
     for attribute, ls in zip(domain.attributes, side.label_slices, strict=True):
         if ls.stop == ls.start or secret[ls].max() >= params.min_similarity:
             continue
