@@ -149,8 +149,10 @@ class _ClassLink:
     indices: int = 0  # non-target pages that link to a target
 
     def value(self) -> float:
-        # Laplace's estimate: an untried class-link is worth half; an index counts half a target.
-        return (self.targets + 0.5 * self.indices + 0.5) / (self.tried + 1)
+        # Laplace's estimate: an untried class-link is worth half. An index counts as a target
+        # does: it lists new ones, so a class-link of indices that keep paying (a tournament's
+        # team pages, each a squad) goes before a class-link never tried.
+        return (self.targets + self.indices + 0.5) / (self.tried + 1)
 
     def worth(self) -> float:
         """What its links are queued at: its value once a page it led to paid, else a probe's."""

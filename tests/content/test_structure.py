@@ -71,7 +71,8 @@ def test_an_untried_collection_is_probed_and_the_rest_wait_for_the_verdict() -> 
     # The first probe is a team page listing a known target (an index): the others are raised.
     team = link_collections(_page(_table("/player/1", "/player/9")), f"{SITE}/team/0")
     target, waiting, worth = model.observe(f"{SITE}/team/0", team, teams.origin(f"{SITE}/team/0"))
-    assert not target and waiting == [f"{SITE}/team/{n}" for n in range(PROBES, 6)] and worth == 0.5
+    # an index pays as a target does: (1 + 0.5) / (1 + 1), above an untried class-link's 0.5
+    assert not target and waiting == [f"{SITE}/team/{n}" for n in range(PROBES, 6)] and worth == 0.75
     # A probe that leads nowhere raises nothing, its class-link is worth less from then on,
     # and its other links wait until a probe shows it leads somewhere.
     news = _page(_list(*(f"/news/{n}" for n in range(6))))
@@ -97,7 +98,7 @@ def test_a_page_listing_only_targets_found_already_is_not_an_index() -> None:
     origin = sorts.origin(f"{SITE}/table?sort=0")
     assert model.observe(f"{SITE}/table?sort=0", first, origin)[2] == 0.25  # nothing new: not an index
     fresh = link_collections(_page(_table("/row/1", "/row/3")), f"{SITE}/table")
-    assert model.observe(f"{SITE}/table?sort=1", fresh, origin)[2] == 1 / 3  # row 3 is new: an index
+    assert model.observe(f"{SITE}/table?sort=1", fresh, origin)[2] == 0.5  # row 3 is new: an index
 
 
 def test_a_class_link_leading_to_targets_two_links_away_raises_its_waiting_links() -> None:
@@ -122,7 +123,7 @@ def test_a_class_link_leading_to_targets_two_links_away_raises_its_waiting_links
     assert model.observe(f"{SITE}/2020/paper/b", paper, None, key="p", parent="s")[0]
     raised = model.found_under("s")
     # The session's class-link (its others were probes already) and the years' (three waited).
-    assert raised == [([f"{SITE}/{y}/" for y in range(2023, 2026)], 0.5)]
+    assert raised == [([f"{SITE}/{y}/" for y in range(2023, 2026)], 0.75)]
     assert model.found_under("s") == []  # each page is credited once
     again = StructureModel(f"{SITE}/2024/paper/a")
     assert again.restore(model.state()) and again.state() == model.state()
@@ -204,7 +205,7 @@ def test_a_listing_whose_links_were_all_met_before_is_no_index_and_its_list_stop
     # A tag page that lists an author no page gave before is an index, and its list goes on.
     fresh = link_collections(_page(_table("/author/a", "/author/d"), _next("/tag/y/page/2/")),
                              f"{SITE}/tag/y/")
-    assert model.observe(f"{SITE}/tag/y/", fresh, tags.origin(f"{SITE}/tag/y/"))[2] == 1 / 3
+    assert model.observe(f"{SITE}/tag/y/", fresh, tags.origin(f"{SITE}/tag/y/"))[2] == 0.5
     assert model.rate(fresh, f"{SITE}/tag/y/", "y").priority(f"{SITE}/tag/y/page/2/") == HOMOLOGOUS
 
 
@@ -224,7 +225,8 @@ def test_a_class_link_gets_more_links_fetched_only_as_its_pages_pay() -> None:
     # and the same links met on another page are not counted twice.
     assert model.observe(f"{SITE}/match/1", line_up, origin)[1] == []
     again = model.rate(index)
-    assert [again.priority(f"{SITE}/match/{n}") for n in range(12)] == [0.5] * 6 + [WAITING] * 6
+    # the probes stay at a probe's worth; the three raised came at the class-link's worth then
+    assert [again.priority(f"{SITE}/match/{n}") for n in range(12)] == [0.5] * 3 + [0.75] * 3 + [WAITING] * 6
     # Restored from its state (a resumed crawl), the model keeps what waits, in order.
     restored = StructureModel(f"{SITE}/player/1")
     assert restored.restore(model.state())
