@@ -8,10 +8,14 @@ states, with what PostgreSQL changes:
   across workers up to the rows another worker holds at that moment;
 - expired leases and due delayed routes are moved by whichever worker leases next, again
   skipping rows another transaction holds;
-- ``route_counts`` is sharded by connection (``pg_backend_pid() % 64``): one counter row
-  per state would be a lock every lease and ack of every worker waits for; counts() sums
-  at most 320 rows; a statement that moves routes moves their counters too, so no counter
-  lock outlives it;
+- the hot table ``routes`` holds the routes not done, without their keys: every key is in
+  ``route_keys``, written once at push (the dedupe), and an ack of a route done deletes its
+  row, so a lease adds entries to two indexes and an ack to none (an update, as in schema
+  version 1, adds a new row version with an entry in every index, the key's B-tree too);
+- ``route_counts`` is sharded by connection (``pg_backend_pid() % 64``), a row per shard with
+  a column per state: one counter row would be a lock every lease and ack of every worker
+  waits for; counts() sums at most 64 rows; a statement that moves routes moves their
+  counters too (one row), so no counter lock outlives it;
 - a lease is one statement (``deepbot_lease()``: due routes requeued, then a batch leased),
   an ack one statement: one round trip each, and no transaction outlives its statement;
 - times are the workers' wall clocks (``time.time()``), as in SQLite: machines sharing a
@@ -55,15 +59,32 @@ if TYPE_CHECKING:
 
     Conn = psycopg.Connection[tuple[Any, ...]]
 
-# host_slots came later within version 1: _SCHEMA's statements, which every start runs, make it.
-SCHEMA_VERSION = 1
+# Version 2 (v1 kept the key and the done routes in the hot table: see _MIGRATE_1_TO_2). host_slots
+# came later within version 1: _SCHEMA's statements, which every start runs, make it.
+SCHEMA_VERSION = 2
 
 _SHARDS = 64
 
+# The per-state columns of a route_counts row, in state order.
+_COUNTED = ((QUEUED, "queued"), (LEASED, "leased"), (DONE, "done"), (FAILED, "failed"), (DELAYED, "delayed"))
+
+_ROUTE_KEYS = """CREATE TABLE IF NOT EXISTS route_keys (
+        key TEXT PRIMARY KEY, seq BIGINT NOT NULL DEFAULT nextval('route_seq'))"""
+_ROUTES_DONE = """CREATE TABLE IF NOT EXISTS routes_done (
+        seq BIGINT PRIMARY KEY, attempts INTEGER NOT NULL, not_before DOUBLE PRECISION NOT NULL,
+        reason TEXT)"""
+_ROUTE_COUNTS = ("CREATE TABLE IF NOT EXISTS route_counts (shard INTEGER PRIMARY KEY, "
+    + ", ".join(f"{name} BIGINT NOT NULL DEFAULT 0" for _, name in _COUNTED) + ")")
+
 _SCHEMA = (
+    # Every key ever pushed, written once: a push of a known key adds nothing (the dedupe), and
+    # the hot table's row versions (a lease, an ack) add no entry to a text B-tree.
+    "CREATE SEQUENCE IF NOT EXISTS route_seq",  # insertion order: FIFO among equal priorities
+    _ROUTE_KEYS,
+    # The routes not done: a done route is deleted (a deleted row adds no index entries, an
+    # updated one a new entry in every index) and known by its key and payload.
     """CREATE TABLE IF NOT EXISTS routes (
-        seq BIGSERIAL PRIMARY KEY,            -- insertion order: FIFO among equal priorities
-        key TEXT NOT NULL UNIQUE,
+        seq BIGINT PRIMARY KEY,
         state INTEGER NOT NULL DEFAULT 0,
         priority DOUBLE PRECISION NOT NULL,
         not_before DOUBLE PRECISION NOT NULL DEFAULT 0,
@@ -74,15 +95,24 @@ _SCHEMA = (
         lease_expires DOUBLE PRECISION,
         reason TEXT
     )""",
+    # What a done route keeps of its row when it is not the pushed route's (attempts 0,
+    # not_before 0, no reason): written only for a route that was retried or delayed.
+    _ROUTES_DONE,
     # The Route as JSON, written once: the hot rows above stay narrow, so the new row
-    # version each lease and ack writes (MVCC) is small.
+    # version each lease writes (MVCC) is small.
     "CREATE TABLE IF NOT EXISTS route_payloads (seq BIGINT PRIMARY KEY, data TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS routes_ready ON routes (priority DESC, seq) WHERE state = 0",
     "CREATE INDEX IF NOT EXISTS routes_leased ON routes (lease_expires) WHERE state = 1",
     "CREATE INDEX IF NOT EXISTS routes_delayed ON routes (not_before) WHERE state = 4",
     "CREATE INDEX IF NOT EXISTS routes_failed ON routes (reason) WHERE state = 3",
-    """CREATE TABLE IF NOT EXISTS route_counts (
-        state INTEGER NOT NULL, shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (state, shard))""",
+    # A shard's counts of every state in one row: a statement that moves routes bumps one row.
+    _ROUTE_COUNTS,
+    # Every route and its state, as v1's routes table had them: for an operator's own queries.
+    f"""CREATE OR REPLACE VIEW route_states AS SELECT k.seq, k.key, coalesce(r.state, {DONE}) AS state,
+        coalesce(r.priority, 0) AS priority, coalesce(r.not_before, d.not_before, 0) AS not_before,
+        coalesce(r.attempts, d.attempts, 0) AS attempts, r.lease_no, r.lease_worker, r.lease_process,
+        r.lease_expires, CASE WHEN r.seq IS NULL THEN d.reason ELSE r.reason END AS reason
+        FROM route_keys k LEFT JOIN routes r USING (seq) LEFT JOIN routes_done d USING (seq)""",
     "CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, data TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS pages_reached (identity TEXT PRIMARY KEY, route_key TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS forms_known (identity TEXT PRIMARY KEY)",
@@ -97,6 +127,27 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS host_slots (
         host TEXT NOT NULL, slot INTEGER NOT NULL, holder TEXT, expires DOUBLE PRECISION NOT NULL DEFAULT 0,
         PRIMARY KEY (host, slot))""",
+)
+
+# Version 1 to 2, in the transaction and under the advisory lock of ensure_schema, before
+# _SCHEMA's statements make the new tables: the keys out of routes (into route_keys, with the
+# sequence that numbered them), the done routes out of it (what _ACK_DONE would have kept,
+# kept), and the counters recounted from the rows into one row of the new shape.
+_MIGRATE_1_TO_2 = (
+    "CREATE SEQUENCE route_seq",
+    "SELECT setval('route_seq', last_value, is_called) FROM routes_seq_seq",
+    _ROUTE_KEYS,
+    "INSERT INTO route_keys (key, seq) SELECT key, seq FROM routes",
+    _ROUTES_DONE,
+    f"INSERT INTO routes_done SELECT seq, attempts, not_before, reason FROM routes WHERE state = {DONE}"
+    " AND (attempts <> 0 OR not_before <> 0 OR reason IS NOT NULL)",
+    "DROP TABLE route_counts",
+    _ROUTE_COUNTS,
+    "INSERT INTO route_counts SELECT 0, "
+    + ", ".join(f"count(*) FILTER (WHERE state = {state})" for state, _ in _COUNTED) + " FROM routes",
+    f"DELETE FROM routes WHERE state = {DONE}",
+    "ALTER TABLE routes DROP COLUMN key, ALTER COLUMN seq DROP DEFAULT",
+    "DROP SEQUENCE routes_seq_seq",
 )
 
 # A free slot of the host taken, skipping one another worker is taking: one statement, so one
@@ -123,26 +174,26 @@ class WorkerRecord:
 
 
 
+_UPSERT_COUNTS = (
+    "INSERT INTO route_counts AS c (shard, " + ", ".join(name for _, name in _COUNTED) + ")"
+    " SELECT pg_backend_pid() %% " + str(_SHARDS) + ", {sums} {source}"
+    " ON CONFLICT (shard) DO UPDATE SET "
+    + ", ".join(f"{name} = c.{name} + excluded.{name}" for _, name in _COUNTED)
+)
+
+
 def _bump(conn: Conn, deltas: Counter[int]) -> None:
-    """Move the per-state counters, in state order (two transactions never lock them crosswise)."""
-    changed = sorted((state, n) for state, n in deltas.items() if n)
-    if changed:
-        conn.execute(
-            "INSERT INTO route_counts (state, shard, n)"
-            f" SELECT s, pg_backend_pid() %% {_SHARDS}, d FROM unnest(%s::integer[], %s::bigint[]) AS t(s, d)"
-            " ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n",
-            ([s for s, _ in changed], [n for _, n in changed]),
-        )
+    """Move the per-state counters of this connection's shard: one row."""
+    if any(deltas.values()):
+        conn.execute(_UPSERT_COUNTS.format(sums=", ".join("%s" for _ in _COUNTED), source=""),
+                     [deltas[state] for state, _ in _COUNTED])
 
 
 # Counters moved in the statement that moves the rows: ``moved(s, d)`` is a CTE of the
-# statement, d routes into (or, negative, out of) state s. In state order: two statements
-# never lock counter rows crosswise.
-_BUMP = (
-    " bumped AS (INSERT INTO route_counts (state, shard, n)"
-    f"  SELECT s, pg_backend_pid() %% {_SHARDS}, sum(d) FROM moved GROUP BY s HAVING sum(d) <> 0 ORDER BY s"
-    "  ON CONFLICT (state, shard) DO UPDATE SET n = route_counts.n + excluded.n)"
-)
+# statement, d routes into (or, negative, out of) state s; one counter row, none when nothing moved.
+_BUMP = " bumped AS (" + _UPSERT_COUNTS.format(
+    sums=", ".join(f"coalesce(sum(d) FILTER (WHERE s = {state}), 0)" for state, _ in _COUNTED),
+    source="FROM moved HAVING count(*) > 0") + ")"
 
 # Due delayed routes made ready, and overdue leases expired (an expiry is an attempt); rows
 # another transaction holds are left to it. Returns how many leases expired.
@@ -172,6 +223,20 @@ _LEASE = (
     + _BUMP +
     " SELECT l.seq, l.lease_no, l.attempts, l.priority, p.data"
     " FROM leased l JOIN route_payloads p USING (seq)"
+)
+
+
+# A route done: its row deleted if the lease is still its current one and the route is
+# unfinished (leased, or expired and not leased again), as _settle moves one; what the row held
+# beyond the pushed route's defaults kept in routes_done; its counters moved. One statement.
+_ACK_DONE = (
+    "WITH gone AS (DELETE FROM routes WHERE seq = %(id)s AND lease_no = %(token)s"
+    f"  AND state IN ({LEASED}, {QUEUED}, {DELAYED}) RETURNING seq, state, attempts, not_before, reason),"
+    " kept AS (INSERT INTO routes_done SELECT seq, attempts, not_before, reason FROM gone"
+    "  WHERE attempts <> 0 OR not_before <> 0 OR reason IS NOT NULL),"
+    f" moved AS (SELECT state AS s, -1 AS d FROM gone UNION ALL SELECT {DONE}, 1 FROM gone),"
+    + _BUMP +
+    " SELECT 1 FROM gone"
 )
 
 
@@ -212,7 +277,8 @@ class PostgresRouteStore(OnDatabase):
         self._started = clock()
         self.routes_done = 0  # by this process: the worker registry shows it
         self._db = PostgresDatabase(url, "route store", max_size=pool_size, reconnect_s=reconnect_s)
-        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, (*_SCHEMA, _LEASE_FUNCTION))
+        self._db.ensure_schema("frontier_meta", SCHEMA_VERSION, (*_SCHEMA, _LEASE_FUNCTION),
+                               {1: _MIGRATE_1_TO_2})
         self._slots_taken = itertools.count(1)  # a token per slot taken: a retried take frees with it
         if recover:
             self.recover()
@@ -259,19 +325,23 @@ class PostgresRouteStore(OnDatabase):
 
         def insert(conn: Conn) -> int:
             new = conn.execute(
-                "INSERT INTO routes (key, priority)"
-                " SELECT key, priority FROM unnest(%s::text[], %s::float8[])"
-                " WITH ORDINALITY AS t(key, priority, i)"
+                "INSERT INTO route_keys (key) SELECT key FROM unnest(%s::text[]) WITH ORDINALITY AS t(key, i)"
                 " ORDER BY i ON CONFLICT (key) DO NOTHING RETURNING seq, key",
-                ([r.key for r in batch], [r.priority for r in batch]),
+                ([r.key for r in batch],),
             ).fetchall()
             if new:
                 by_key = {r.key: r for r in batch}
+                # The rows, their payloads and the counters in one statement: one round trip.
                 conn.execute(
-                    "INSERT INTO route_payloads SELECT * FROM unnest(%s::bigint[], %s::text[])",
-                    ([seq for seq, _ in new], [by_key[key].model_dump_json() for _, key in new]),
+                    "WITH t AS (SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::text[])"
+                    "  AS t(seq, priority, data)),"
+                    " queued AS (INSERT INTO routes (seq, priority) SELECT seq, priority FROM t),"
+                    " stored AS (INSERT INTO route_payloads SELECT seq, data FROM t)"
+                    + " " + _UPSERT_COUNTS.format(
+                        sums=", ".join("%s" if state == QUEUED else "0" for state, _ in _COUNTED), source=""),
+                    ([seq for seq, _ in new], [by_key[key].priority for _, key in new],
+                     [by_key[key].model_dump_json() for _, key in new], len(new)),
                 )
-                _bump(conn, Counter({QUEUED: len(new)}))
             return len(new)
 
         return self._db.run(insert)
@@ -320,10 +390,12 @@ class PostgresRouteStore(OnDatabase):
         return None if settled is None else _PUBLIC[settled]
 
     def ack_done(self, lease: Lease) -> RouteState | None:
-        settled = self._settle(lease, state=DONE)
-        if settled is RouteState.DONE:
-            self.routes_done += 1
-        return settled
+        params = {"id": lease.id, "token": lease.token}
+        row = self._db.run(lambda conn: conn.execute(_ACK_DONE, params).fetchone(), atomic=False)
+        if row is None:
+            return None
+        self.routes_done += 1
+        return RouteState.DONE
 
     def ack_failed(
         self, lease: Lease, reason: str, *, retry: bool, backoff_s: float = 0.0
@@ -432,8 +504,9 @@ class PostgresRouteStore(OnDatabase):
 
     def counts(self) -> dict[RouteState, int]:
         result = dict.fromkeys(RouteState, 0)
-        for state, n in self._db.read("SELECT state, sum(n) FROM route_counts GROUP BY state"):
-            result[_PUBLIC[state]] += int(n)
+        sums = self._db.read(f"SELECT {', '.join(f'sum({name})' for _, name in _COUNTED)} FROM route_counts")
+        for (state, _), n in zip(_COUNTED, sums[0], strict=True):
+            result[_PUBLIC[state]] += int(n or 0)
         return result
 
     def failures(self) -> dict[str, int]:
@@ -441,16 +514,19 @@ class PostgresRouteStore(OnDatabase):
         return {reason or "": n for reason, n in rows}
 
     def pending(self) -> int:
-        rows = self._db.read(
-            f"SELECT sum(n) FROM route_counts WHERE state IN ({QUEUED}, {LEASED}, {DELAYED})")
+        rows = self._db.read("SELECT sum(queued + leased + delayed) FROM route_counts")
         return int(rows[0][0] or 0)
 
     def seen(self, key: str) -> bool:
-        return bool(self._db.read("SELECT 1 FROM routes WHERE key = %s", (key,)))
+        return bool(self._db.read("SELECT 1 FROM route_keys WHERE key = %s", (key,)))
 
     def get(self, key: str) -> RouteRecord | None:
-        sql = ("SELECT data, state, attempts, not_before, reason FROM routes JOIN route_payloads USING (seq)"
-               " WHERE key = %s")
+        # A known key without a row in routes is done (routes_done holds what its row kept).
+        sql = (f"SELECT p.data, coalesce(r.state, {DONE}), coalesce(r.attempts, d.attempts, 0),"
+               " coalesce(r.not_before, d.not_before, 0),"
+               " CASE WHEN r.seq IS NULL THEN d.reason ELSE r.reason END"
+               " FROM route_keys k JOIN route_payloads p USING (seq) LEFT JOIN routes r USING (seq)"
+               " LEFT JOIN routes_done d USING (seq) WHERE k.key = %s")
         for data, state, attempts, not_before, reason in self._db.read(sql, (key,)):  # one row at most
             return RouteRecord(Route.model_validate_json(data), _PUBLIC[state], attempts, not_before, reason)
         return None
@@ -460,7 +536,8 @@ class PostgresRouteStore(OnDatabase):
         if not batch:
             return 0
         return self._db.run(lambda conn: conn.execute(
-            f"UPDATE routes SET priority = %s WHERE key = ANY(%s) AND state IN ({QUEUED}, {DELAYED})"
+            "UPDATE routes SET priority = %s WHERE seq IN (SELECT seq FROM route_keys WHERE key = ANY(%s))"
+            f" AND state IN ({QUEUED}, {DELAYED})"
             " AND priority < %s", (priority, batch, priority)).rowcount, atomic=False)
 
     def claim_page(self, identity: str, key: str) -> bool:

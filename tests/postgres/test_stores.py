@@ -19,7 +19,7 @@ from deepbot.cli import main
 from deepbot.errors import StoreError
 from deepbot.frontier import RouteState, SqliteRouteStore
 from deepbot.frontier.open import open_route_store
-from deepbot.frontier.postgres import PostgresRouteStore
+from deepbot.frontier.postgres import SCHEMA_VERSION, PostgresRouteStore
 from deepbot.store import SqliteDocumentStore
 from deepbot.store.open import open_document_store, shown_target, store_target
 from deepbot.store.postgres import PostgresDocumentStore
@@ -32,7 +32,8 @@ def test_a_newer_schema_is_refused_with_a_clear_error(postgres_url: str) -> None
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("UPDATE frontier_meta SET value = '99' WHERE name = 'schema'")
         conn.execute("UPDATE documents_meta SET value = '7' WHERE name = 'schema'")
-    with pytest.raises(StoreError, match=r"route store .* has schema 99, newer than this DeepBot's 1"):
+    newer = rf"route store .* has schema 99, newer than this DeepBot's {SCHEMA_VERSION}"
+    with pytest.raises(StoreError, match=newer):
         PostgresRouteStore(postgres_url)
     with pytest.raises(StoreError, match=r"document store .* has schema 7, newer than this DeepBot's 1"):
         PostgresDocumentStore(postgres_url)
@@ -97,7 +98,7 @@ def test_a_lost_server_is_a_store_error_once_the_wait_is_over(databases: Databas
 _LEASER = """
 import sys, time
 from pathlib import Path
-from deepbot.frontier.postgres import PostgresRouteStore
+from deepbot.frontier.postgres import SCHEMA_VERSION, PostgresRouteStore
 store = PostgresRouteStore(sys.argv[1])
 # All start at once: a lease is so cheap that the first process up could take them all.
 start = Path(sys.argv[3])

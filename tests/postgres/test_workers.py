@@ -210,7 +210,7 @@ def test_a_worker_killed_twice_loses_nothing_and_doubles_nothing(site: FixtureSe
     assert [code for code, _ in ended] == [0, 0, 0], ended
     assert _documents(shared) == reference.documents  # nothing lost, nothing doubled
     with psycopg.connect(shared) as conn:
-        states = dict(conn.execute("SELECT state, count(*) FROM routes GROUP BY state").fetchall())
+        states = dict(conn.execute("SELECT state, count(*) FROM route_states GROUP BY state").fetchall())
     assert states == {2: len(reference.documents)}  # every route done, none failed or left leased
 
 
@@ -292,8 +292,8 @@ def test_max_pages_holds_for_the_whole_crawl(site: FixtureServer, shared: str, t
     ended = _finish(_start_crawl(site, limited, shared, 2))
     assert [code for code, _ in ended] == [0, 0], ended
     with psycopg.connect(shared) as conn:
-        done = conn.execute("SELECT count(*) FROM routes WHERE state = 2").fetchone()
-        left = conn.execute("SELECT count(*) FROM routes WHERE state = 0").fetchone()
+        done = conn.execute("SELECT count(*) FROM route_states WHERE state = 2").fetchone()
+        left = conn.execute("SELECT count(*) FROM route_states WHERE state = 0").fetchone()
     assert done is not None and left is not None
     # Each of the 4 tabs checks the budget before it leases: at worst all 4 pass it at once
     # with 5 routes done or in flight (each worker alone would have taken 6).
