@@ -9,8 +9,7 @@ themselves is here (an account, a message, a search, a sign-up), a few words a c
 never a page's content: what a box is, not what is typed into it.
 
 English said otherwise is read one way too: "Email address" is "email", "Stay signed in"
-and "Keep me logged in" are "remember me" (and ``textsim`` reads "Sign in" and "Log on" as
-"login").
+and "Keep me logged in" are "remember me", "Sign in" and "Log on" are "login".
 
 Each entry is a phrase as people write it; accents and case do not matter (they are folded
 as every text is). A phrase is read as a whole word or words of a text; in a script
@@ -72,10 +71,14 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "registrace", "登録", "注册",
     ),
     "login": (
+        # the English ways of saying it: "Sign in", "Log on" and "Login" are one button
+        "sign in", "sign-in", "signin", "log on", "log-on", "logon", "sign on", "signon", "logged in",
+        "signed in",
         "connexion", "se connecter", "anmelden", "einloggen", "iniciar sesión", "acceder", "accedi",
         "войти", "вход", "inloggen", "logga in", "zaloguj", "belépés", "bejelentkezés", "prisijungti",
         "přihlásit", "ログイン", "登录",
     ),
+    "logout": ("sign out", "sign-out", "signout", "log off", "log-off", "logoff", "sign off"),
     "forgot": (
         "oublié", "oublie", "vergessen", "olvidé", "olvidaste", "olvidada", "esqueci", "esqueceu",
         "dimenticata", "dimenticato", "забыли", "elfelejtett", "elfelejtette", "zapomniałeś", "zapomenuté",

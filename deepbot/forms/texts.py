@@ -394,8 +394,7 @@ _HINTS = frozenset({Evidence.PLACEHOLDER, Evidence.ARIA_LABEL, Evidence.TITLE})
 
 # What a sentence's runs may not say of the checkbox it labels: what a person types into a
 # box ("...we will never share your e-mail address") is not what ticking a box gives.
-_TYPED_WORDS = frozenset(w for word in ("password", "email", "search", "phone", "website", "name", "username")
-                         for w in tokens(word))
+_TYPED_WORDS = frozenset(w for word in (*TYPE_WORDS.values(), "name", "username") for w in tokens(word))
 
 
 def _lone(f: FormField) -> bool:

@@ -124,19 +124,12 @@ def _in_english(folded: str) -> str:
 # "Sign-up"): one word, so that the stopwords "in" and "up" do not leave "sign" alone and
 # make "Sign in" read as "sign up".
 _PHRASAL = re.compile(r"\b(log|sign)[\s-]*(in|on|up|out)\b")
-# ... and the ways of saying the same one: "Sign in", "Log on" and "Login" are one button.
-_SAME_PHRASAL = {"signin": "login", "logon": "login", "signon": "login", "signout": "logout",
-                 "logoff": "logout", "loggedin": "login", "signedin": "login"}
-_PHRASAL_DONE = re.compile(r"\b(logged|signed)[\s-]+in\b|\b(sign|log)[\s-]*(?:off)\b")
 
 
 @lru_cache(maxsize=8192)
 def tokens(text: str) -> tuple[str, ...]:
     """Lowercase words, accents, stopwords and non-alphanumerics dropped, sorted; no stemming."""
-    phrasal = _PHRASAL.sub(r"\1\2", _in_english(_fold(text)))
-    phrasal = _PHRASAL_DONE.sub(lambda m: "login" if m.group(1) else "logout", phrasal)
-    words = (_SAME_PHRASAL.get(w, w) for w in _words(phrasal))
-    words = (w for w in words if w and w not in STOPWORDS)
+    words = (w for w in _words(_PHRASAL.sub(r"\1\2", _in_english(_fold(text)))) if w and w not in STOPWORDS)
     return tuple(sorted(words))
 
 
