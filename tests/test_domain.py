@@ -136,3 +136,15 @@ def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
 def test_numbers_in_queries_are_values() -> None:
     domain = parse_domain(GOOD.replace('isbn: ""', "isbn: 9780131103627"))
     assert domain.queries[1]["isbn"] == "9780131103627"  # an int to YAML, a value to the domain
+
+
+def test_one_attribute_refines_at_most() -> None:
+    text = ("name: search\nthreshold: 0.4\nattributes:\n  - name: query\n    specificity: 0.6\n"
+            "  - name: category\n    specificity: 0.1\n    refines: true\n"
+            "  - name: where\n    specificity: 0.1\n    refines: true\n")
+    with pytest.raises(DomainError) as err:
+        parse_domain(text, "d.yaml")
+    assert str(err.value).splitlines() == [
+        "d.yaml:11: attributes[2].refines: only one attribute refines (the first: category)"]
+    one = parse_domain(text.replace("refines: true\n", "refines: false\n", 1), "d.yaml")
+    assert [a.refines for a in one.attributes] == [False, False, True]

@@ -203,7 +203,8 @@ def report(analysis: PageAnalysis) -> str:
             verdict = "RELEVANT" if d.relevant else "not relevant"
             lines.append(f"  {d.domain}: score {d.score:.3f} vs µ {d.threshold:g} → {verdict}")
             for a in d.assignments:
-                shared = "" if a.primary else "  (shares the attribute)"
+                shared = ("  (a filter: left as the page set it)" if a.refines
+                          else "" if a.primary else "  (shares the attribute)")
                 lines.append(f"    {a.field} → {a.attribute}  confidence {a.confidence:.2f}{shared}")
             if d.chooser is not None:
                 named = ", ".join(f"{n.label!r} → {n.attribute}" for n in d.chooser.attributes)

@@ -43,6 +43,11 @@ class Attribute(_Frozen):
     name: str = Field(min_length=1)
     aliases: tuple[str, ...] = ()
     specificity: float = Field(ge=0.0, le=1.0)
+    # A search's filters: the attribute also stands for every choice box (a select, a radio
+    # group, a checkbox) of a form the domain claims that no attribute holds and that does
+    # not sort or page the results ("Any make", "Price from", "Adults"). Such a box is named,
+    # never filled, and adds nothing to the form's relevance.
+    refines: bool = False
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -87,6 +92,11 @@ class Domain(_Frozen):
                     )
                 )
             seen.add(attribute.name)
+        refining = [i for i, a in enumerate(self.attributes) if a.refines]
+        for i in refining[1:]:
+            errors.append(_error("two_refining", "only one attribute refines (the first: {first})",
+                                 ("attributes", i, "refines"), True,
+                                 first=self.attributes[refining[0]].name))
         for i, query in enumerate(self.queries):
             if not query:
                 errors.append(

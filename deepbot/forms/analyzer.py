@@ -19,7 +19,7 @@ from deepbot.forms.chooser import find_chooser, without_chooser
 from deepbot.forms.extract import extract_page
 from deepbot.forms.filter_rows import label_values, without_switches
 from deepbot.forms.layout import LayoutParams, form_texts, layout_form
-from deepbot.forms.match import WHOLE_FORM, assign_attributes, similarity_table, whole_form
+from deepbot.forms.match import WHOLE_FORM, assign_attributes, into_free_field, similarity_table, whole_form
 from deepbot.forms.models import (
     FORM_EVIDENCE,
     ExtractedForm,
@@ -34,6 +34,7 @@ from deepbot.forms.models import (
     PageExtraction,
 )
 from deepbot.forms.panels import open_panels
+from deepbot.forms.refine import refine
 from deepbot.forms.relevance import relevance
 from deepbot.forms.texts import MatchParams, form_evidence, read_texts, vocabulary
 
@@ -102,9 +103,10 @@ def analyze_form(
         named = {n.attribute for n in chooser.attributes} if chooser else set()
         whole = [e for e in whole if e.attribute not in named]
         paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
-        assignments = [a for a in paired if a.field != WHOLE_FORM]
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
-        verdict = relevance(assignments, domain, [*table, *whole], chooser, by_form)
+        assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain)
+        verdict = refine(relevance(assignments, domain, [*table, *whole], chooser, by_form), domain, form,
+                         read.fields)
         verdicts.append(verdict.model_copy(update={"named_by_form": named_by_form}))
     fields = tuple(_field(f, lay, texts)
                    for f, lay, texts in zip(form.fields, layout.fields, read.fields, strict=True))

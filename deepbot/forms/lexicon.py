@@ -119,4 +119,17 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
               "voorwaarden", "regulamin", "feltételek"),
     "i agree": ("j'accepte", "ich akzeptiere", "acepto", "aceito", "accetto", "согласен", "akkoord",
                 "akceptuję", "elfogadom"),
+    # Ordering and paging the results: a search's sort box is no filter. Words that begin
+    # with "sort" (sortieren, sortowanie, sorteer) need no entry: they read as sorting already.
+    "sort": ("order by", "ordenar", "ordenar por", "ordenado por", "ordenação", "ordina per", "ordinamento",
+             "trier", "trier par", "trié par", "rendezés", "сортировка", "сортировать", "řazení", "seřadit",
+             "lajittele", "sırala", "sıralama", "並び替え", "並べ替え", "排序"),
+    # "croissant" alone is also a pastry: only with the word it orders
+    "ascending": ("aufsteigend", "ordre croissant", "prix croissant", "ascendente", "crescente",
+                  "по возрастанию", "oplopend", "rosnąco", "növekvő", "vzestupně", "artan", "stigende",
+                  "昇順", "升序"),
+    "descending": ("absteigend", "décroissant", "descendente", "decrescente", "по убыванию", "aflopend",
+                   "malejąco", "csökkenő", "sestupně", "azalan", "faldende", "synkende", "降順", "降序"),
+    "per page": ("pro seite", "par page", "por página", "per pagina", "на странице", "na stronę",
+                 "na stronie", "oldalanként", "na stránku", "ページあたり", "每页"),
 }

@@ -28,7 +28,7 @@ from deepbot.forms.models import (
     FieldText,
     SimilarityEntry,
 )
-from deepbot.forms.texts import TYPE_WORDS, FormTexts, MatchParams, confirming, read_texts
+from deepbot.forms.texts import TYPE_WORDS, FormTexts, MatchParams, confirming, free_text, read_texts
 from deepbot.forms.textsim import SoftTfidf, tokens
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "alias_similarity",
     "assign_attributes",
     "form_entries",
+    "into_free_field",
     "similarity_table",
     "whole_form",
 ]
@@ -332,3 +333,25 @@ def assign_attributes(
             out.append(Assignment(field=f, attribute=best, confidence=table[(f, best)], primary=False))
     order = {f: i for i, f in enumerate(fields)}
     return sorted(out, key=lambda a: order[a.field])
+
+
+def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | None, form: ExtractedForm,
+                    domain: Domain) -> list[Assignment]:
+    """The form's one free-text box holds what the form as a whole says, when that is an
+    attribute the domain's queries fill and nothing else holds the box or the attribute.
+
+    "Search the portal [____] [Go]": the button names a search, and a query is typed in the
+    only box there is, whatever the box's name says (``ppquery``, ``searchword``). An
+    attribute no query fills (a login's or a newsletter's purpose) stays the form's. The
+    box takes the form's confidence, so the score is the same.
+    """
+    if by_form is None or not domain.query_values(by_form.attribute):
+        return list(assignments)
+    free = free_text(form)
+    if free is None or free.hidden or free.disabled:
+        return list(assignments)
+    if any(a.field == free.name or (a.attribute == by_form.attribute and a.primary) for a in assignments):
+        return list(assignments)
+    typed = Assignment(field=free.name, attribute=by_form.attribute, confidence=by_form.confidence)
+    order = {f.name: i for i, f in enumerate(form.fields)}
+    return sorted([*assignments, typed], key=lambda a: order.get(a.field, len(order)))

@@ -288,6 +288,7 @@ class Assignment(_Frozen):
     attribute: str
     confidence: float
     primary: bool = True  # False: the field shares an attribute another field holds
+    refines: bool = False  # a choice box held by the domain's refining attribute (never primary)
 
 
 class NamedAttribute(_Frozen):

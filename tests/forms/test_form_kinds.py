@@ -17,7 +17,8 @@ from playwright.async_api import Browser, Page
 
 from deepbot.config.domain import Domain, load_domain
 from deepbot.forms import analyze_page
-from deepbot.forms.models import Evidence
+from deepbot.forms.fill import fill_steps
+from deepbot.forms.models import DomainMatch, Evidence, FormAnalysis
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 pytestmark = pytest.mark.browser
@@ -90,7 +91,6 @@ async def test_a_filter_row_names_what_its_own_value_box_holds(page: Page, site:
     # Datasette's table page: the column select pairs with the value box in its own row,
     # not with the search box just above it, and a word is looked for with "contains"
     import nseql
-    from deepbot.forms.fill import fill_steps
 
     books = load_domain(ROOT / "domains" / "books.yaml")
     await page.goto(site.url("/forms/kinds/filter_row.html"))
@@ -126,3 +126,45 @@ async def test_a_page_whose_forms_cannot_be_read_is_still_crawled(tmp_path: Path
     assert site.url("/forms/kinds/recovery.html") in stored
     assert failed == 0
     assert "forms could not be read" in text, text
+
+
+async def _search_form(page: Page, site: FixtureServer, domains: list[Domain],
+                       file: str) -> tuple[Domain, FormAnalysis, DomainMatch]:
+    """The search domain, the page's first form and that domain's verdict on it."""
+    search = next(d for d in domains if d.name == "search")
+    await page.goto(site.url(f"/forms/kinds/{file}"))
+    form = (await analyze_page(page, [search])).forms[0]
+    return search, form, form.domains[0]
+
+
+async def test_a_search_names_its_filters_and_leaves_them_as_they_are(page: Page, site: FixtureServer,
+                                                                      domains: list[Domain]) -> None:
+    # The search domain's category refines: it names each choice box nothing else holds, but
+    # not the sort order or the page size, and the filling and the score ignore them
+    search, form, match = await _search_form(page, site, domains, "search_filters.html")
+    names = {f.name: f.html_name for f in form.fields}
+    held = {names[a.field]: a for a in match.assignments}
+    assert {n for n, a in held.items() if a.refines} == {"make", "PriceFrom", "fuel", "NewAndUsed", "photo"}
+    assert all(not a.primary for a in held.values() if a.refines)
+    assert held["cat"].primary and not held["cat"].refines  # its label says "Category"
+    assert not {"sortBy", "dir", "n"} & held.keys()
+    filled = fill_steps(form, match, {"query": "volvo"})
+    assert filled is not None
+    touched = {getattr(s, "selector", None) for s in filled.steps}
+    assert not touched & {form.field(n).selector for n in ("make", "PriceFrom", "fuel", "photo")}
+    plain = search.model_copy(update={"attributes": tuple(a.model_copy(update={"refines": False})
+                                                          for a in search.attributes)})
+    alone = (await analyze_page(page, [plain])).forms[0].domains[0]
+    assert alone.score == match.score and not any(a.refines for a in alone.assignments)
+
+
+async def test_the_one_box_of_a_form_named_by_its_button_takes_the_query(page: Page, site: FixtureServer,
+                                                                         domains: list[Domain]) -> None:
+    # "Search the staff portal" names a search, and the box's name says nothing: the query
+    # is typed in the one box there is, and the score counts the query once
+    _, form, match = await _search_form(page, site, domains, "button_named_search.html")
+    assert [(a.field, a.attribute, a.primary) for a in match.assignments] == [("pp_val", "query", True)]
+    assert match.form_attribute is not None and match.form_attribute.attribute == "query"
+    assert match.score == round(match.form_attribute.confidence * 0.6, 4)
+    filled = fill_steps(form, match, {"query": "java"})
+    assert filled is not None and filled.values == {"pp_val": "java"}

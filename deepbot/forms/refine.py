@@ -1,0 +1,61 @@
+"""Refinements: the choice boxes of a search form that narrow its results.
+
+A search form says what it searches in its query box. Its other choice boxes narrow the
+results: a make and a model, a price range, a number of adults, "titles only", "any
+date". Their labels are as many as the things a site sells, so no alias can name them all.
+A domain names them together, by one attribute marked ``refines: true``.
+
+Once a domain claims a form (its score passed µ), that attribute also holds each choice
+box (a select, a radio group, a checkbox) that no attribute and no chooser holds, and that
+does not sort or page the results. Such an assignment is not ``primary``: the box is
+named, left as the page set it when the form is filled, and adds nothing to the score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepbot.config.domain import Domain
+from deepbot.forms.models import Assignment, DomainMatch, ExtractedForm, FieldText, FormField
+from deepbot.forms.textsim import in_english
+
+__all__ = ["CHOICE_TYPES", "CONFIDENCE", "refine", "sorts_or_pages"]
+
+CHOICE_TYPES = frozenset({"select-one", "select-multiple", "radio", "checkbox"})
+
+# How sure a refinement is: the form is the domain's and the box chooses, but nothing the
+# box says was compared with an alias.
+CONFIDENCE = 0.5
+
+# A box that orders or pages the results shows the same records, so it refines nothing.
+# "sort" is read as a stem: sortBy, sorting, Sortierung, sortowanie, sorteer. The
+# lexicon reads the other languages' words as these English ones.
+_SORTS_OR_PAGES = re.compile(r"\bsort|\bper page\b|\bpage size\b|\bascending\b|\bdescending\b"
+                             r"|\blow(?:est)? to high(?:est)?\b|\bhigh(?:est)? to low(?:est)?\b")
+
+
+def sorts_or_pages(field: FormField, texts: Sequence[FieldText]) -> bool:
+    """Whether the box orders or pages the results, by its texts, its name or its options."""
+    said = [*(t.text for t in texts), field.html_name, *(o.label for o in field.options)]
+    return any(_SORTS_OR_PAGES.search(in_english(s)) for s in said if s)
+
+
+def refine(verdict: DomainMatch, domain: Domain, form: ExtractedForm,
+           texts: Sequence[Sequence[FieldText]]) -> DomainMatch:
+    """The verdict with the form's refinements held by the domain's refining attribute.
+
+    ``texts`` are the form's fields' texts, in the order of ``form.fields``.
+    """
+    attribute = next((a.name for a in domain.attributes if a.refines), None)
+    if attribute is None or not verdict.relevant:
+        return verdict
+    held = {a.field for a in verdict.assignments}
+    if verdict.chooser is not None:
+        held |= {verdict.chooser.field, verdict.chooser.target}
+    added = tuple(
+        Assignment(field=f.name, attribute=attribute, confidence=CONFIDENCE, primary=False, refines=True)
+        for f, said in zip(form.fields, texts, strict=True)
+        if f.type in CHOICE_TYPES and not f.disabled and f.name not in held and not sorts_or_pages(f, said)
+    )
+    return verdict.model_copy(update={"assignments": (*verdict.assignments, *added)}) if added else verdict

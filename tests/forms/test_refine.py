@@ -1,0 +1,51 @@
+"""A search's filters (``deepbot.forms.refine``): a box that sorts or pages the results is
+no filter, in whatever language it says so, by its label, its name or its options."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepbot.forms.models import Box, Evidence, FieldOption, FieldText, FormField
+from deepbot.forms.refine import sorts_or_pages
+
+
+def _select(name: str, label: str, *options: str) -> FormField:
+    return FormField(name=name, html_name=name, tag="select", type="select-one", kind="bounded",
+                     selector=f"select[name={name}]", box=Box(x=0, y=0, width=100, height=20),
+                     options=tuple(FieldOption(value=o, label=o) for o in options))
+
+
+def _texts(label: str) -> tuple[FieldText, ...]:
+    return (FieldText(text=label, evidence=Evidence.LABEL),) if label else ()
+
+
+@pytest.mark.parametrize(("name", "label", "options"), [
+    ("sortBy", "", ("Relevance", "Newest")),                      # the name alone
+    ("o", "Sortierung", ("Preis", "Datum")),                      # German, a word on "sort"
+    ("o", "Trier par", ("Prix", "Date")),                         # French
+    ("o", "Ordenar por", ("Precio", "Fecha")),                    # Spanish
+    ("o", "Сортировка", ("Цена", "Дата")),                        # Russian
+    ("dir", "", ("Prix croissant", "Prix décroissant")),          # French options
+    ("order", "", ("in Ascending Order", "in Descending Order")),
+    ("o", "", ("Price (Low to High)", "Price (High to Low)")),
+    ("n", "Artikel pro Seite", ("20", "48")),                     # a page size
+])
+def test_a_box_that_sorts_or_pages_is_known(name: str, label: str, options: tuple[str, ...]) -> None:
+    assert sorts_or_pages(_select(name, label, *options), _texts(label))
+
+
+def test_a_name_is_read_as_the_reader_splits_it() -> None:
+    # "pageSize" reaches the refinement as the reader gives it: "page size", a name's words
+    said = (FieldText(text="page size", evidence=Evidence.NAME, weight=0.9),)
+    assert sorts_or_pages(_select("pageSize", "", "20", "40"), said)
+    assert not sorts_or_pages(_select("pageSize", "", "20", "40"), ())
+
+
+@pytest.mark.parametrize(("name", "label", "options"), [
+    ("make", "", ("Any make", "Audi", "Ford")),
+    ("cat", "Catégorie", ("Viennoiserie", "Croissant", "Pain")),  # a pastry, not an order
+    ("adults", "Adults", ("1", "2", "3")),
+    ("orderStatus", "Order status", ("Shipped", "Pending")),     # an order is not "order by"
+])
+def test_a_filter_is_not_read_as_a_sort(name: str, label: str, options: tuple[str, ...]) -> None:
+    assert not sorts_or_pages(_select(name, label, *options), _texts(label))
