@@ -142,6 +142,10 @@ def similarity_table(
     agreed = _agreed_names(flat, side, weights, said, shown) if flat else None
     repeat = confirming(form)
     secrets = side.secrets.T  # aliases' reading of each
+    # A password is typed, and where a form has a box that hides what is typed, in that box:
+    # a "Remember me" checkbox under "Password:" holds none, nor does a user box whose
+    # sentence names the password.
+    hides = any(f.type == "password" for f in form.fields)
     # the form's own words a field borrows (its one free field's): they never make it a secret
     borrowed = np.array([t.evidence in FORM_EVIDENCE for t in flat], dtype=bool)
     entries: list[SimilarityEntry] = []
@@ -156,6 +160,9 @@ def similarity_table(
                 if secrets[:, ls].max() >= params.min_similarity and borrowed[ts].any():
                     # a button "Confirm" does not make the e-mail box beside it a password's
                     block = np.where(borrowed[ts][None, :], 0.0, block)
+                if ((hides and f.type != "password") or f.kind == "bounded") \
+                        and secrets[0][ls].max() >= params.min_similarity:
+                    block = np.zeros_like(block)
                 if f.type == "password" and secrets[int(f is repeat)][ls].max() < params.min_similarity:
                     # a box that hides what is typed holds a secret: only an attribute its type
                     # reads as ("Password (forgot password?)" is no recovery form's purpose)

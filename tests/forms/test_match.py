@@ -172,3 +172,28 @@ def test_glued_identifiers_are_split_by_the_domains_words() -> None:
     assert split_glued("password", words) is None  # a word of its own
     assert split_glued("passwordx", words) is None  # no split covers it all
     assert split_glued("searchform", words) == ["search"]
+
+
+def test_a_password_is_held_by_a_box_it_is_typed_in() -> None:
+    # A checkbox under "Password:" (the boxes a script would write are not there) holds no
+    # password, nor, where a password box is, does a text box a sentence names it in
+    login = parse_domain("""
+name: login
+threshold: 0.9
+attributes:
+  - {name: user, aliases: [username, user], specificity: 0.3}
+  - {name: password, aliases: [password], specificity: 0.5}
+  - {name: remember, aliases: [remember me], specificity: 0.2}
+""")
+    box = FormField(name="rm", tag="input", type="checkbox", kind="bounded", selector="c", box=B,
+                    options=(FieldOption(value="1", selector="c", box=B),))
+    near = (TextLink(text_id=0, text="Password:", distance=0, angle=90, evidence=Evidence.VISUAL, box=B),)
+    form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(box,))
+    held = {e.attribute for e in similarity_table(form, [FieldLayout(field="rm", texts=near)], login)}
+    assert "password" not in held
+    user, user_layout = text_field("user", "Login with username, password and session length")
+    secret = FormField(name="pw", tag="input", type="password", kind="unbounded", selector="p", box=B)
+    form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(user, secret))
+    table = similarity_table(form, [user_layout, FieldLayout(field="pw")], login)
+    assert "password" not in {e.attribute for e in table if e.field == "user"}
+    assert [(a.field, a.attribute) for a in assign_attributes(table)] == [("pw", "password")]
