@@ -379,7 +379,9 @@ def _phrases(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[Fie
         if t.evidence in _HINTS:
             continue  # what to type in the form's one box ("Search artists, albums…") is not the form
         words = [w for w in re.findall(r"\w+(?:-\w+)*", in_english(t.text)) if w not in STOPWORDS]
-        if not 2 <= len(words) <= 6:
+        # a heading may be a whole instruction ("Introduza abaixo o endereço de e-mail da
+        # conta cuja senha esqueceu"): its runs are read up to twice as far as a button's
+        if not 2 <= len(words) <= (12 if t.evidence == Evidence.HEADING else 6):
             continue
         for n in (1, 2, 3):
             for i in range(len(words) - n + 1):
