@@ -36,10 +36,12 @@ def relevance(
     chooser: Chooser | None = None, form_attribute: Assignment | None = None,
 ) -> DomainMatch:
     """The domain's verdict on a form: its score against the threshold µ."""
-    total = score(assignments, domain, chooser, form_attribute)
+    # Compared as it is shown, rounded: a score shown as 0.3 against µ 0.3 is not relevant,
+    # whichever way the sum fell in floating point (0.1 + 0.2 is 0.30000000000000004).
+    total = round(score(assignments, domain, chooser, form_attribute), 4)
     return DomainMatch(
         domain=domain.name,
-        score=round(total, 4),
+        score=total,
         threshold=domain.threshold,
         relevant=total > domain.threshold,
         assignments=tuple(assignments),

@@ -148,6 +148,17 @@ attributes:
     assert not relevance(exact, domain).relevant or score(exact, domain) > 0.9  # strictly greater than µ
 
 
+def test_a_score_shown_as_mu_is_not_over_it_by_a_rounding_of_the_sum() -> None:
+    # 0.1 + 0.2 is 0.30000000000000004 in floating point: over µ 0.3 by nothing a person sees
+    domain = parse_domain("name: d\nthreshold: 0.3\nattributes:\n  - {name: a, specificity: 0.1}\n"
+                          "  - {name: b, specificity: 0.2}\n")
+    both = [Assignment(field="x", attribute="a", confidence=1.0),
+            Assignment(field="y", attribute="b", confidence=1.0)]
+    assert score(both, domain) > 0.3
+    verdict = relevance(both, domain)
+    assert verdict.score == 0.3 and not verdict.relevant
+
+
 def test_markup_hints_count_for_sim1() -> None:
     field = FormField(
         name="q",
