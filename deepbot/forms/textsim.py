@@ -126,11 +126,22 @@ def _in_english(folded: str) -> str:
 _PHRASAL = re.compile(r"\b(log|sign)[\s-]*(in|on|up|out)\b")
 
 
+def _significant(text: str) -> list[str]:
+    """The text's words in their order: folded, read in English, stopwords dropped."""
+    return [w for w in _words(_PHRASAL.sub(r"\1\2", _in_english(_fold(text)))) if w and w not in STOPWORDS]
+
+
 @lru_cache(maxsize=8192)
 def tokens(text: str) -> tuple[str, ...]:
     """Lowercase words, accents, stopwords and non-alphanumerics dropped, sorted; no stemming."""
-    words = (w for w in _words(_PHRASAL.sub(r"\1\2", _in_english(_fold(text)))) if w and w not in STOPWORDS)
-    return tuple(sorted(words))
+    return tuple(sorted(_significant(text)))
+
+
+@lru_cache(maxsize=8192)
+def glued(text: str) -> str:
+    """The significant words in their order, with no space between: "User name", "Username"
+    and "user_name" are one word, and so are "E-mail" and "Email", "Zip code" and "Zipcode"."""
+    return "".join(_significant(text))
 
 
 def normalize(text: str) -> str:
@@ -177,6 +188,7 @@ class SoftTfidf:
         self._df: Counter[str] = Counter(word for doc in docs for word in doc)
         self._weights: dict[str, dict[str, float]] = {}  # the corpus texts recur: remember them
         self._lefts: dict[tuple[str, ...], tuple[list[str], NDArray[np.float64]]] = {}
+        self._glued: dict[tuple[str, ...], dict[str, list[int]]] = {}
 
     def idf(self, word: str) -> float:
         return math.log(1.0 + self._n / max(self._df.get(word, 0), 1))
@@ -220,7 +232,25 @@ class SoftTfidf:
             sub = jw[:, cols]
             best = sub.argmax(axis=1)
             out[:, j] = lmat @ (sub[rows, best] * vals[best])
+        # A text whose words, glued, are another's is that text written another way: a word
+        # split in two ("User name" for "username") would otherwise weigh as two words.
+        same = self._glued_left(tuple(left))
+        for j, text in enumerate(right):
+            alike = same.get(glued(text))
+            if alike:
+                out[alike, j] = 1.0
         return np.minimum(out, 1.0)
+
+    def _glued_left(self, left: tuple[str, ...]) -> dict[str, list[int]]:
+        """Each left text's glued words → the rows that have them, remembered as ``_left`` is."""
+        cached = self._glued.get(left)
+        if cached is None:
+            cached = {}
+            for i, text in enumerate(left):
+                if key := glued(text):
+                    cached.setdefault(key, []).append(i)
+            self._glued[left] = cached
+        return cached
 
     def _left(self, left: tuple[str, ...]) -> tuple[list[str], NDArray[np.float64]]:
         """The words of the left texts and their (texts × words) weight matrix, remembered:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepbot.forms.textsim import SoftTfidf, jaro_winkler, normalize, sounds_alike, tokens
+from deepbot.forms.textsim import SoftTfidf, glued, jaro_winkler, normalize, sounds_alike, tokens
 
 
 def reference_jaro_winkler(s: str, t: str, p: float = 0.1) -> float:
@@ -135,3 +135,19 @@ def test_a_foreign_phrase_is_one_english_word() -> None:
         for phrase in phrases:
             read.setdefault(fold(phrase), set()).add(english)
     assert {p: ws for p, ws in read.items() if len(ws) > 1} == {}
+
+
+@pytest.mark.parametrize(("text", "alias"), [
+    ("User Name", "username"), ("E mail", "email"), ("Zip code", "zipcode"), ("web-site", "website"),
+    ("user_id", "user id"),
+])
+def test_a_word_written_as_two_is_that_word(text: str, alias: str) -> None:
+    scorer = SoftTfidf([text, alias, "password", "search"])
+    assert scorer.similarity(alias, text) == 1.0
+    assert glued(text) == glued(alias)
+
+
+def test_only_the_whole_text_glued_is_the_word() -> None:
+    scorer = SoftTfidf(["user", "username", "name", "user name list"])
+    assert scorer.similarity("username", "user") < 1.0
+    assert scorer.similarity("username", "user name list") < 1.0
