@@ -36,6 +36,7 @@ def _english_domains() -> list[Domain]:
     ("Email address", "email"), ("E-mail address", "email"), ("Sign in", "log in"), ("Log on", "login"),
     ("Stay signed in", "remember me"), ("Keep me logged in", "remember me"),
     ("Angemeldet bleiben", "remember me"),
+    ("Request a new password", "reset password"), ("E-mail new password", "reset password"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
