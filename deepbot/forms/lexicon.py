@@ -110,7 +110,10 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "remind": ("ricorda", "rappel", "rappeler", "erinnern", "recordatorio", "lembrete", "напомнить",
                "priminti"),
-    "newsletter": ("boletín", "nieuwsbrief", "рассылка", "hírlevél", "nyhedsbrev", "nyhetsbrev", "biuletyn",
+    # an e-mail sign-up is a subscription to e-mails: a newsletter, whatever the site calls it
+    "newsletter": ("email signup", "email sign up", "e-mail signup", "e-mail sign up",
+                   "email sign-up", "e-mail sign-up", "email subscription", "e-mail subscription",
+                   "boletín", "nieuwsbrief", "рассылка", "hírlevél", "nyhedsbrev", "nyhetsbrev", "biuletyn",
                    "ニュースレター"),
     "subscribe": (
         "abonnieren", "s'abonner", "abonnez-vous", "suscribirse", "suscríbete", "assinar", "assine",

@@ -37,6 +37,7 @@ def _english_domains() -> list[Domain]:
     ("Stay signed in", "remember me"), ("Keep me logged in", "remember me"),
     ("Angemeldet bleiben", "remember me"),
     ("Request a new password", "reset password"), ("E-mail new password", "reset password"),
+    ("Email sign-up", "newsletter"), ("E-mail subscription", "newsletter"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
