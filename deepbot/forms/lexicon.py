@@ -64,6 +64,10 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "cerca", "ricerca", "cercare", "zoeken", "søg", "søk", "sök", "szukaj", "hledat", "поиск", "найти",
         "keresés", "paieška", "ieškoti", "haku", "検索", "搜索",
     ),
+    # an account made for a new user, said as people say it
+    "create account": ("create user", "create a user", "create new user", "create a new user",
+                       "create a new account", "create new account", "create a new user account",
+                       "create your account", "create my account", "open an account"),
     "register": (
         "registrieren", "inscription", "s'inscrire", "inscrivez-vous", "registrarse", "regístrate",
         "cadastrar", "cadastre-se", "cadastro", "registrati", "registrazione", "registreren", "registrer",
@@ -82,7 +86,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     "forgot": (
         "oublié", "oublie", "vergessen", "olvidé", "olvidaste", "olvidada", "esqueci", "esqueceu",
         "dimenticata", "dimenticato", "забыли", "elfelejtett", "elfelejtette", "zapomniałeś", "zapomenuté",
-        "glemt", "vergeten", "glömt", "unohtunut",
+        "glemt", "vergeten", "glömt", "unohtunut", "忘れた", "忘れ", "忘记",
     ),
     "new": ("nouveau", "nouvelle", "neu", "neues", "nuevo", "nueva", "novo", "nova", "nuovo", "nuova",
             "новый", "nieuw", "nieuwe", "nowe", "új", "ny", "nyt", "nytt"),

@@ -38,9 +38,14 @@ def _english_domains() -> list[Domain]:
     ("Angemeldet bleiben", "remember me"),
     ("Request a new password", "reset password"), ("E-mail new password", "reset password"),
     ("Email sign-up", "newsletter"), ("E-mail subscription", "newsletter"),
+    ("Create a new user account", "create account"), ("Create User", "create account"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
+
+
+def test_a_form_word_is_read_inside_a_script_without_spaces() -> None:
+    assert {"forgot", "password"} <= set(tokens("パスワードを忘れた")) and "forgot" in tokens("忘记密码")
 
 
 def test_a_word_is_its_english_word_only_as_a_whole_word() -> None:
