@@ -104,7 +104,8 @@ def analyze_form(
         whole = [e for e in whole if e.attribute not in named]
         paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
-        assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain)
+        assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain,
+                                      chooser)
         verdict = refine(relevance(assignments, domain, [*table, *whole], chooser, by_form), domain, form,
                          read.fields)
         verdicts.append(verdict.model_copy(update={"named_by_form": named_by_form}))

@@ -22,6 +22,7 @@ from deepbot.forms.assign import assign
 from deepbot.forms.models import (
     FORM_EVIDENCE,
     Assignment,
+    Chooser,
     Evidence,
     ExtractedForm,
     FieldLayout,
@@ -343,19 +344,22 @@ def assign_attributes(
 
 
 def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | None, form: ExtractedForm,
-                    domain: Domain) -> list[Assignment]:
+                    domain: Domain, chooser: Chooser | None = None) -> list[Assignment]:
     """The form's one free-text box holds what the form as a whole says, when that is an
     attribute the domain's queries fill and nothing else holds the box or the attribute.
 
     "Search the portal [____] [Go]": the button names a search, and a query is typed in the
     only box there is, whatever the box's name says (``ppquery``, ``searchword``). An
     attribute no query fills (a login's or a newsletter's purpose) stays the form's. The
-    box takes the form's confidence, so the score is the same.
+    box takes the form's confidence, so the score is the same. A box a chooser types in
+    ("Search by: [Title ▾] [____]") is the chooser's.
     """
     if by_form is None or not domain.query_values(by_form.attribute):
         return list(assignments)
     free = free_text(form)
     if free is None or free.hidden or free.disabled:
+        return list(assignments)
+    if chooser is not None and free.name in (chooser.field, chooser.target):
         return list(assignments)
     if any(a.field == free.name or (a.attribute == by_form.attribute and a.primary) for a in assignments):
         return list(assignments)
