@@ -83,7 +83,7 @@ def overlay_items(analysis: PageAnalysis) -> list[dict[str, Any]]:
         for field in form.fields:
             a = by_field.get(field.name)
             color = _MATCHED if a and verdict and verdict.relevant else _UNMATCHED if a else _IRRELEVANT
-            label = f"{a.attribute} {a.confidence:.2f}" if a else ""
+            label = f"{a.attribute} {a.confidence:.2f}{' (a filter)' if a.refines else ''}" if a else ""
             if a and verdict and not verdict.relevant:
                 label += f" ({verdict.domain} {verdict.score:.2f} ≤ µ {verdict.threshold:g})"
             if isinstance(way, nseql.Press) and way.selector == field.selector:

@@ -137,3 +137,15 @@ async def test_a_form_submitted_by_enter_says_so_at_its_field(
     (panel,) = [f for f in analysis.forms if f.relevant_domains]
     search = next(s for s in panel.submits if "Search" in s.selector)
     assert [i["box"] for i in items if i["label"] == "submit"] == [search.box.model_dump()]
+
+
+@pytest.mark.browser
+async def test_a_filter_is_tagged_as_one(page: Page, site: FixtureServer) -> None:
+    search = load_domain(Path(__file__).resolve().parents[2] / "domains" / "forms" / "search.yaml")
+    await page.goto(site.url("/forms/kinds/search_filters.html"))
+    analysis = await analyze_page(page, [search])
+    fields = analysis.forms[0].fields  # the overlay's items come field by field, then the button
+    labels = {f.name: i["label"] for f, i in zip(fields, overlay_items(analysis), strict=False)}
+    assert labels["make"] == "category 0.50 (a filter)"
+    assert labels["cat"].startswith("category 1.00") and "filter" not in labels["cat"]
+    assert labels["sortBy"] == ""
