@@ -6,7 +6,7 @@ date". Their labels are as many as the things a site sells, so no alias can name
 A domain names them together, by one attribute marked ``refines: true``.
 
 Once a domain claims a form (its score passed µ), that attribute also holds each choice
-box (a select, a radio group, a checkbox) that no attribute and no chooser holds, and that
+box (a bounded field: a select, a radio group, a checkbox) that no attribute and no chooser holds, and that
 does not sort or page the results. Such an assignment is not ``primary``: the box is
 named, left as the page set it when the form is filled, and adds nothing to the score.
 """
@@ -20,9 +20,7 @@ from deepbot.config.domain import Domain
 from deepbot.forms.models import Assignment, DomainMatch, ExtractedForm, FieldText, FormField
 from deepbot.forms.textsim import in_english
 
-__all__ = ["CHOICE_TYPES", "CONFIDENCE", "refine", "sorts_or_pages"]
-
-CHOICE_TYPES = frozenset({"select-one", "select-multiple", "radio", "checkbox"})
+__all__ = ["CONFIDENCE", "refine", "sorts_or_pages"]
 
 # How sure a refinement is: the form is the domain's and the box chooses, but nothing the
 # box says was compared with an alias.
@@ -56,6 +54,6 @@ def refine(verdict: DomainMatch, domain: Domain, form: ExtractedForm,
     added = tuple(
         Assignment(field=f.name, attribute=attribute, confidence=CONFIDENCE, primary=False, refines=True)
         for f, said in zip(form.fields, texts, strict=True)
-        if f.type in CHOICE_TYPES and not f.disabled and f.name not in held and not sorts_or_pages(f, said)
+        if f.kind == "bounded" and not f.disabled and f.name not in held and not sorts_or_pages(f, said)
     )
     return verdict.model_copy(update={"assignments": (*verdict.assignments, *added)}) if added else verdict
