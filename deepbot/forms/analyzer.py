@@ -36,7 +36,7 @@ from deepbot.forms.models import (
 from deepbot.forms.panels import open_panels
 from deepbot.forms.refine import refine
 from deepbot.forms.relevance import relevance
-from deepbot.forms.texts import MatchParams, form_evidence, read_texts, vocabulary
+from deepbot.forms.texts import MatchParams, field_texts, form_evidence, read_texts, vocabulary
 
 __all__ = ["AnalyzerParams", "analyze_extracted", "analyze_form", "analyze_page"]
 
@@ -84,6 +84,15 @@ def analyze_form(
     if isinstance(form, int):
         form = next(f for f in extraction.forms if f.index == form)
     form = without_switches(form)  # a filter row's switch is left as the page set it
+    # A choice box a script keeps folded away (a dropdown of checkboxes) has no place in the
+    # layout: it is read from its markup, and only as a refinement of the form it is in.
+    in_order = form
+    folded = () if form.hidden else tuple(f for f in form.fields if f.hidden)
+    if folded:
+        form = form.model_copy(update={"fields": tuple(f for f in form.fields if not f.hidden)})
+    folded_layouts = tuple(FieldLayout(field=f.name) for f in folded)
+    folded_texts = [field_texts(f, lay, params.match) for f, lay in zip(folded, folded_layouts, strict=True)]
+    whole_fields = form.model_copy(update={"fields": (*form.fields, *folded)}) if folded else form
     shown = base_fields(form)  # a filter builder's rows are not on the page: their entry labels them
     if form.hidden:  # nothing shows: no layout to read, the markup is all the evidence
         layout = FormLayout(cell=(8.0, 19.2), fields=tuple(FieldLayout(field=f.name) for f in shown.fields))
@@ -106,11 +115,12 @@ def analyze_form(
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
         assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain,
                                       chooser)
-        verdict = refine(relevance(assignments, domain, [*table, *whole], chooser, by_form), domain, form,
-                         read.fields)
+        verdict = refine(relevance(assignments, domain, [*table, *whole], chooser, by_form), domain,
+                         whole_fields, [*read.fields, *folded_texts])
         verdicts.append(verdict.model_copy(update={"named_by_form": named_by_form}))
-    fields = tuple(_field(f, lay, texts)
-                   for f, lay, texts in zip(form.fields, layout.fields, read.fields, strict=True))
+    read_of = {f.name: (lay, texts) for f, lay, texts in zip(
+        whole_fields.fields, (*layout.fields, *folded_layouts), [*read.fields, *folded_texts], strict=True)}
+    fields = tuple(_field(f, *read_of[f.name]) for f in in_order.fields)
     return FormAnalysis(
         form_index=form.index,
         selector=form.selector,

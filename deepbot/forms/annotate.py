@@ -81,6 +81,8 @@ def overlay_items(analysis: PageAnalysis) -> list[dict[str, Any]]:
         by_field = {a.field: a for a in verdict.assignments} if verdict else {}
         way = _submit_way(form, verdict)
         for field in form.fields:
+            if field.hidden:  # nowhere on the page to draw it
+                continue
             a = by_field.get(field.name)
             color = _MATCHED if a and verdict and verdict.relevant else _UNMATCHED if a else _IRRELEVANT
             label = f"{a.attribute} {a.confidence:.2f}{' (a filter)' if a.refines else ''}" if a else ""

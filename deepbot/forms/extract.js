@@ -402,7 +402,10 @@
         if (shownLabel) { visible = true; r = box(shownLabel.getBoundingClientRect()); }
       }
       if (!visible && widgets.has(el)) { visible = true; r = box(widgets.get(el).getBoundingClientRect()); }
-      if (!visible && !hidden) continue;
+      // A choice box a script shows on a click (a dropdown of checkboxes) is still the
+      // form's: read from its markup, marked hidden. A hidden box for words is left out: a
+      // trap for robots, or a widget's own state.
+      if (!visible && !hidden && !(checkable || tag === 'select')) continue;
       if (visible) controlsBox = union(controlsBox, r);
       const selector = selectorOf(el, fxp, form);
       if (isSubmit) {

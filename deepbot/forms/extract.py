@@ -154,7 +154,7 @@ def _fields(raws: Any) -> tuple[FormField, ...]:
                     required=any(m.get("required") for m in members),
                     disabled=all(m.get("disabled") for m in members),
                     markup=_markup(first["markup"], group_level=True),
-                    hidden=not first["box"],
+                    hidden=not any(m["box"] for m in members),
                 )
             )
             continue

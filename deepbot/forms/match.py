@@ -351,7 +351,8 @@ def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | Non
     "Search the portal [____] [Go]": the button names a search, and a query is typed in the
     only box there is, whatever the box's name says (``ppquery``, ``searchword``). An
     attribute no query fills (a login's or a newsletter's purpose) stays the form's. The
-    box takes the form's confidence, so the score is the same. A box a chooser types in
+    box takes the form's confidence, so the score is the same; a box that held the attribute
+    second to the form holds it first. A box a chooser types in
     ("Search by: [Title ▾] [____]") is the chooser's.
     """
     if by_form is None or not domain.query_values(by_form.attribute):
@@ -361,8 +362,14 @@ def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | Non
         return list(assignments)
     if chooser is not None and free.name in (chooser.field, chooser.target):
         return list(assignments)
-    if any(a.field == free.name or (a.attribute == by_form.attribute and a.primary) for a in assignments):
+    if any(a.attribute == by_form.attribute and a.primary for a in assignments):
+        return list(assignments)
+    # The box may hold the attribute already, second to the form ("Find homes" over "Town or
+    # postcode"): it is still where the query is typed.
+    second = [a for a in assignments if a.field == free.name]
+    if any(a.attribute != by_form.attribute or a.primary for a in second):
         return list(assignments)
     typed = Assignment(field=free.name, attribute=by_form.attribute, confidence=by_form.confidence)
     order = {f.name: i for i, f in enumerate(form.fields)}
-    return sorted([*assignments, typed], key=lambda a: order.get(a.field, len(order)))
+    kept = [a for a in assignments if a.field != free.name]
+    return sorted([*kept, typed], key=lambda a: order.get(a.field, len(order)))

@@ -392,7 +392,9 @@ class FormAnalysis(_Frozen):
         times its score is its µ, weighed by the share of the form's fields it explains
         (from ½ for none to 1 for all): a sign-up form of a user name, an e-mail and a
         password passes a login domain's µ too, yet leaves its e-mail unexplained."""
-        shown = [f.name for f in self.fields if f.kind == "unbounded" or f.values]
+        # a folded box of a form that shows is no item a person sees to explain
+        shown = [f.name for f in self.fields
+                 if (f.kind == "unbounded" or f.values) and (self.hidden or not f.hidden)]
         # What the form says of itself (its button, heading, action) is one more thing to
         # explain, when a relevant domain reads it: "Register" beside an e-mail and a password.
         said = any(d.relevant and d.form_attribute is not None for d in self.domains)

@@ -6,9 +6,11 @@ date". Their labels are as many as the things a site sells, so no alias can name
 A domain names them together, by one attribute marked ``refines: true``.
 
 Once a domain claims a form (its score passed µ), that attribute also holds each choice
-box (a bounded field: a select, a radio group, a checkbox) that no attribute and no chooser holds, and that
-does not sort or page the results. Such an assignment is not ``primary``: the box is
-named, left as the page set it when the form is filled, and adds nothing to the score.
+box (a bounded field: a select, a radio group, a checkbox) that no attribute and no chooser
+holds, and that does not sort or page the results. Such an assignment is not ``primary``:
+the box is named, left as the page set it when the form is filled, and adds nothing to the
+score. A box that waits for another choice (a model list disabled until a make is chosen)
+and one a script folds away (a dropdown of checkboxes) are filters too.
 """
 
 from __future__ import annotations
@@ -54,6 +56,6 @@ def refine(verdict: DomainMatch, domain: Domain, form: ExtractedForm,
     added = tuple(
         Assignment(field=f.name, attribute=attribute, confidence=CONFIDENCE, primary=False, refines=True)
         for f, said in zip(form.fields, texts, strict=True)
-        if f.kind == "bounded" and not f.disabled and f.name not in held and not sorts_or_pages(f, said)
+        if f.kind == "bounded" and f.name not in held and not sorts_or_pages(f, said)
     )
     return verdict.model_copy(update={"assignments": (*verdict.assignments, *added)}) if added else verdict

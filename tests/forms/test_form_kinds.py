@@ -168,3 +168,19 @@ async def test_the_one_box_of_a_form_named_by_its_button_takes_the_query(page: P
     assert match.score == round(match.form_attribute.confidence * 0.6, 4)
     filled = fill_steps(form, match, {"query": "java"})
     assert filled is not None and filled.values == {"pp_val": "java"}
+
+
+async def test_a_folded_or_waiting_filter_is_still_a_filter(page: Page, site: FixtureServer,
+                                                            domains: list[Domain]) -> None:
+    # A dropdown of checkboxes a script opens, and a list a script enables once a region is
+    # chosen, are the search's filters: named from their markup, never filled. A hidden box
+    # for words is a trap for robots: not a field at all.
+    _, form, match = await _search_form(page, site, domains, "folded_filters.html")
+    fields = {f.html_name: f for f in form.fields}
+    assert "homepage" not in fields
+    assert all(fields[n].hidden for n in ("am[garden]", "am[parking]", "am[pets]"))
+    assert not fields["region"].hidden and not fields["district"].hidden
+    held = {form.field(a.field).html_name: a for a in match.assignments}
+    assert "order" not in held
+    filled = fill_steps(form, match, {"query": "leeds"})
+    assert filled is not None and filled.values == {"where": "leeds"}

@@ -39,6 +39,10 @@ def _english_domains() -> list[Domain]:
     ("Request a new password", "reset password"), ("E-mail new password", "reset password"),
     ("Email sign-up", "newsletter"), ("E-mail subscription", "newsletter"),
     ("Create a new user account", "create account"), ("Create User", "create account"),
+    # and languages further afield
+    ("비밀번호", "password"), ("كلمة المرور", "password"), ("Şifremi unuttum", "forgot password"),
+    ("Tìm kiếm", "search"), ("Lupa kata sandi?", "forgot password"), ("Đăng nhập", "login"),
+    ("Giriş yap", "login"), ("Alamat email", "email"), ("Buat akun", "create account"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
@@ -52,6 +56,9 @@ def test_a_word_is_its_english_word_only_as_a_whole_word() -> None:
     # "nom" is French for name; "nominee" and "phenomenal" are not names
     assert tokens("Nominee") == ("nominee",) and tokens("phenomenal") == ("phenomenal",)
     assert tokens("Nom") == ("name",)
+    # "lupa" forgets in Indonesian only beside what is forgotten: alone it is a Spanish
+    # search button's magnifier
+    assert tokens("lupa") == ("lupa",)
 
 
 def test_aliases_that_read_alike_are_one_text_of_the_corpus() -> None:

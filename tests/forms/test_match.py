@@ -208,3 +208,18 @@ attributes:
     table = similarity_table(form, [user_layout, FieldLayout(field="pw")], login)
     assert "password" not in {e.attribute for e in table if e.field == "user"}
     assert [(a.field, a.attribute) for a in assign_attributes(table)] == [("pw", "password")]
+
+
+def test_the_free_box_holds_first_what_the_form_says_it_holds() -> None:
+    # "Find homes [Town or postcode ____]": the button says query louder than the box's
+    # label, so the form holds it first; the box is still where the query is typed.
+    from deepbot.forms.match import WHOLE_FORM, into_free_field
+
+    box, _ = text_field("where", "Town or postcode")
+    form = ExtractedForm(index=0, selector="s", action="", method="get", box=B, fields=(box,))
+    by_form = Assignment(field=WHOLE_FORM, attribute="title", confidence=0.9)
+    second = Assignment(field="where", attribute="title", confidence=0.8, primary=False)
+    (got,) = into_free_field([second], by_form, form, BOOKS)
+    assert (got.field, got.attribute, got.primary, got.confidence) == ("where", "title", True, 0.9)
+    other = Assignment(field="where", attribute="author", confidence=0.8, primary=False)
+    assert into_free_field([other], by_form, form, BOOKS) == [other]  # what else it holds stays

@@ -49,3 +49,23 @@ def test_a_name_is_read_as_the_reader_splits_it() -> None:
 ])
 def test_a_filter_is_not_read_as_a_sort(name: str, label: str, options: tuple[str, ...]) -> None:
     assert not sorts_or_pages(_select(name, label, *options), _texts(label))
+
+
+def test_folded_boxes_are_no_share_of_what_a_form_shows() -> None:
+    # A form that shows one box, with four checkboxes a script keeps folded away. "cars"
+    # holds the box; "news" passes its µ by more but holds nothing. Counted among what the
+    # form shows, the folded boxes would shrink the share "cars" explains, and "news" would win.
+    from deepbot.forms.models import Assignment, DomainMatch, FieldAnalysis, FormAnalysis, OptionAnalysis
+
+    box = Box(x=0, y=0, width=100, height=20)
+    query = FieldAnalysis(name="q", kind="unbounded", type="text", tag="input", selector="#q", box=box)
+    folded = tuple(FieldAnalysis(name=f"c{i}", kind="bounded", type="checkbox", tag="input",
+                                 selector=f"#c{i}", box=Box(x=0, y=0, width=0, height=0), hidden=True,
+                                 values=("Garden",), options=(OptionAnalysis(value="1", label="Garden"),))
+                   for i in range(4))
+    cars = DomainMatch(domain="cars", score=1.2, threshold=1.0, relevant=True,
+                       assignments=(Assignment(field="q", attribute="make", confidence=1.0),))
+    news = DomainMatch(domain="news", score=1.5, threshold=1.0, relevant=True)
+    form = FormAnalysis(form_index=0, selector="#f", action="", method="get", box=box,
+                        fields=(query, *folded), domains=(cars, news))
+    assert form.best_domain is not None and form.best_domain.domain == "cars"
