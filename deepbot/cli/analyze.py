@@ -179,6 +179,8 @@ def report(analysis: PageAnalysis) -> str:
         for f in form.fields:
             texts = " | ".join(f.texts) or "-"
             extra = f"  hints: {' | '.join(f.hints)}" if f.hints else ""
+            if f.hidden and not form.hidden:
+                extra += "  (folded away: read from its markup)"
             lines.append(f"  {f.name:<{width}}  {f.kind:<9} {f.type:<15} {texts}{extra}")
             if f.type in ("radio", "checkbox"):
                 for o in f.options:

@@ -149,10 +149,12 @@ def _field(f: FormField, lay: FieldLayout, evidence: Sequence[FieldText]) -> Fie
     for i, o in enumerate(f.options):
         links = lay.option_texts[i] if i < len(lay.option_texts) else ()
         texts = tuple(link.text for link in links)
+        # a checkbox that does not show has no layout: its declared <label> names it
+        declared = o.markup.labels[0] if o.markup is not None and o.markup.labels else ""
         options.append(
             OptionAnalysis(
                 value=o.value,
-                label=" ".join(texts) if texts else (o.label or o.value),
+                label=" ".join(texts) if texts else (o.label or declared or o.value),
                 selected=o.selected,
                 selector=o.selector,
                 texts=texts,

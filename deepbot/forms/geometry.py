@@ -1,11 +1,12 @@
 """Visual distance between boxes (paper §IV.A, "Measuring visual distances").
 
 Distances are measured in character cells, not pixels: boxes are scaled by the cell
-size, the distance between the two rectangles (shapely) is rounded to whole cells and
-the angle of the shortest segment to the nearest multiple of π/4. Coarse units make
+size, the distance between the two rectangles (their gaps across and down, numpy) is
+rounded to whole cells and the angle of the shortest segment to the nearest multiple of π/4. Coarse units make
 "as close as" common, so the angle decides between texts at the same distance.
 Boxes that touch relate across their shared edge; the segments also serve to find a
-control standing between a text and a field (shapely's STRtree).
+control standing between a text and a field (shapely's STRtree), tested only for the
+pairs the layout asks about (``Walls``).
 
 Angles are octants counter-clockwise from the field, y pointing up as on paper:
 0 right, 1 up-right, 2 above, 3 up-left, 4 left, 5 down-left, 6 below, 7 down-right.
@@ -28,6 +29,7 @@ __all__ = [
     "LABEL_PREFERENCE",
     "Cell",
     "Geometry",
+    "Walls",
     "cell_for",
     "measure",
     "octant",
@@ -65,7 +67,8 @@ class Geometry:
     exact: NDArray[np.float64]  # the same distance unrounded, in cells (tie-breaks)
     ems: NDArray[np.float64]  # the distance in ems, the same unit across and down
     octants: NDArray[np.int64]  # angle field → text as a multiple of π/4 (see module doc)
-    segments: NDArray[np.object_]  # the shortest segments, in cell space
+    # the shortest segments' end points, in cell space: rows × cols × 2 points × (x, y)
+    segments: NDArray[np.float64]
 
     def blocked(
         self, obstacles: Sequence[Box], cell: Cell, own: Sequence[frozenset[int]]
@@ -75,19 +78,47 @@ class Geometry:
         A text with another field between it and a field is not that field's text.
         ``own[row]`` are the obstacle indices that belong to the row (itself, its options).
         """
+        walls = Walls(self, obstacles, cell, own)
         rows, cols = self.cells.shape
-        out = np.zeros(rows * cols, dtype=bool)
+        every = np.arange(cols)
+        return np.array([walls.blocked(row, every) for row in range(rows)], dtype=bool).reshape(rows, cols)
+
+
+class Walls:
+    """``Geometry.blocked``, pair by pair as asked: a field reads only the texts near it.
+
+    A large form (260 fields, 300 texts) makes 80,000 segments, and testing each against
+    every control costs seconds; the layout asks about a few dozen per field.
+    """
+
+    def __init__(self, geometry: Geometry, obstacles: Sequence[Box], cell: Cell,
+                 own: Sequence[frozenset[int]]) -> None:
+        rows, cols = geometry.cells.shape
+        self._segments = geometry.segments
+        self._known = np.zeros((rows, cols), dtype=bool)
+        self._blocked = np.zeros((rows, cols), dtype=bool)
+        self._tree: shapely.STRtree | None = None
         if not obstacles or not rows or not cols:
-            return out.reshape(rows, cols)
+            return
         # the interior only: a segment ending on a box edge, or a box touching the text, is no wall
         polys = _polygons(obstacles, cell, shrink=0.1)
-        tree = shapely.STRtree(polys)
-        lines = self.segments.ravel()
-        hit_line, hit_box = tree.query(lines, predicate="intersects")
-        for li, bi in zip(hit_line.tolist(), hit_box.tolist(), strict=True):
-            if bi not in own[li // cols] and not shapely.is_empty(polys[bi]):
-                out[li] = True
-        return out.reshape(rows, cols)
+        self._tree = shapely.STRtree(polys)
+        self._solid = ~shapely.is_empty(polys)
+        self._owned = np.zeros((rows, len(polys)), dtype=bool)
+        for row, mine in enumerate(own):
+            self._owned[row, [b for b in mine if b < len(polys)]] = True
+
+    def blocked(self, row: int, columns: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether the segment from ``row`` to each of ``columns`` crosses a wall."""
+        columns = np.asarray(columns, dtype=np.int64)
+        todo = columns[~self._known[row, columns]]
+        if todo.size and self._tree is not None:
+            lines = shapely.linestrings(self._segments[row, todo])
+            hit_line, hit_box = self._tree.query(lines, predicate="intersects")
+            walls = ~self._owned[row, hit_box] & self._solid[hit_box]
+            self._blocked[row, todo[hit_line[walls]]] = True
+        self._known[row, todo] = True
+        return np.asarray(self._blocked[row, columns], dtype=bool)
 
 
 def octant(dx: float, dy_up: float) -> int:
@@ -114,15 +145,7 @@ def measure(fields: Sequence[Box], texts: Sequence[Box], cell: Cell) -> Geometry
     shape = (len(fields), len(texts))
     if not fields or not texts:
         empty_i = np.zeros(shape, dtype=np.int64)
-        return Geometry(
-            empty_i, np.zeros(shape), np.zeros(shape), empty_i.copy(), np.empty(shape, dtype=object)
-        )
-    a = _polygons(fields, cell)[:, None]
-    b = _polygons(texts, cell)[None, :]
-    exact = np.asarray(shapely.distance(a, b), dtype=np.float64)
-    # The shortest segment between two rectangles: across the middle of their shared
-    # rows or columns when they have some (shapely's would hug an edge, and slip past
-    # the controls it must be checked against), else corner to corner.
+        return Geometry(empty_i, np.zeros(shape), np.zeros(shape), empty_i.copy(), np.zeros((*shape, 2, 2)))
     fs = np.array(
         [(f.x / cell.width, f.y / cell.height, f.right / cell.width, f.bottom / cell.height) for f in fields]
     )
@@ -130,6 +153,12 @@ def measure(fields: Sequence[Box], texts: Sequence[Box], cell: Cell) -> Geometry
         [(t.x / cell.width, t.y / cell.height, t.right / cell.width, t.bottom / cell.height) for t in texts]
     )
     f4, t4 = fs[:, None, :], ts[None, :, :]
+    # The distance between two rectangles: the gaps across and down, in cells.
+    exact = np.hypot(np.maximum(0.0, np.maximum(f4[..., 0] - t4[..., 2], t4[..., 0] - f4[..., 2])),
+                     np.maximum(0.0, np.maximum(f4[..., 1] - t4[..., 3], t4[..., 1] - f4[..., 3])))
+    # The shortest segment between two rectangles: across the middle of their shared
+    # rows or columns when they have some (the nearest points would hug an edge, and slip
+    # past the controls it must be checked against), else corner to corner.
     lo_x, hi_x = np.maximum(f4[..., 0], t4[..., 0]), np.minimum(f4[..., 2], t4[..., 2])
     lo_y, hi_y = np.maximum(f4[..., 1], t4[..., 1]), np.minimum(f4[..., 3], t4[..., 3])
     mid_x, mid_y = (lo_x + hi_x) / 2, (lo_y + hi_y) / 2
@@ -137,12 +166,12 @@ def measure(fields: Sequence[Box], texts: Sequence[Box], cell: Cell) -> Geometry
     tx = np.where(hi_x >= lo_x, mid_x, np.where(t4[..., 0] > f4[..., 2], t4[..., 0], t4[..., 2]))
     fy = np.where(hi_y >= lo_y, mid_y, np.where(t4[..., 1] > f4[..., 3], f4[..., 3], f4[..., 1]))
     ty = np.where(hi_y >= lo_y, mid_y, np.where(t4[..., 1] > f4[..., 3], t4[..., 1], t4[..., 3]))
-    coords = np.stack([np.stack([fx, fy], -1), np.stack([tx, ty], -1)], -2).reshape(-1, 2, 2)
-    segments = np.asarray(shapely.linestrings(coords)).reshape(shape)
+    segments = np.stack([np.stack([fx, fy], -1), np.stack([tx, ty], -1)], -2)
+    coords = segments.reshape(-1, 2, 2)
     dx = coords[:, 1, 0] - coords[:, 0, 0]
     dy = coords[:, 0, 1] - coords[:, 1, 1]  # screen y grows downwards: flip it
-    ca = shapely.get_coordinates(shapely.centroid(a.ravel()))
-    cb = shapely.get_coordinates(shapely.centroid(b.ravel()))
+    ca = np.stack([(fs[:, 0] + fs[:, 2]) / 2, (fs[:, 1] + fs[:, 3]) / 2], -1)
+    cb = np.stack([(ts[:, 0] + ts[:, 2]) / 2, (ts[:, 1] + ts[:, 3]) / 2], -1)
     cdx = (cb[None, :, 0] - ca[:, None, 0]).ravel()
     cdy = (ca[:, None, 1] - cb[None, :, 1]).ravel()
     # Touching or overlapping boxes have no segment. Boxes that share an edge relate

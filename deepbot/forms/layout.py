@@ -23,8 +23,11 @@ Beyond the paper:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
 
 from deepbot.forms.assign import assign
 from deepbot.forms.geometry import (
@@ -37,6 +40,7 @@ from deepbot.forms.geometry import (
     UP_LEFT,
     UP_RIGHT,
     Cell,
+    Walls,
     cell_for,
     measure,
 )
@@ -137,6 +141,43 @@ def _claim(rank: int, ems: float) -> float:
     return ems + (rank * 0.1 if rank < 4 else 1.0 + (rank - 4) * 0.1)
 
 
+class _Near:
+    """The free texts a target sees (no other control between them), nearest first,
+    tested against the walls only as far as the layout asks."""
+
+    def __init__(self, walls: Walls, cells: NDArray[np.int64], row: int, columns: NDArray[np.int64]) -> None:
+        distance = cells[row, columns]
+        by_distance = np.argsort(distance, kind="stable")
+        self._walls, self._row, self._distance = walls, row, cells[row]
+        self._columns, self._cells = columns[by_distance], distance[by_distance]
+        self._tested = 0
+        self._open: list[int] = []  # the columns tested and seen, nearest first
+
+    def _test(self, upto: int) -> None:
+        if upto > self._tested:
+            chunk = self._columns[self._tested:upto]
+            self._open += chunk[~self._walls.blocked(self._row, chunk)].tolist()
+            self._tested = upto
+
+    def first(self, accept: Callable[[int], bool] = lambda j: True) -> int | None:
+        """The nearest seen column ``accept`` takes, or None."""
+        looked, step = 0, 8
+        while True:
+            for j in self._open[looked:]:
+                if accept(j):
+                    return j
+            looked = len(self._open)
+            if self._tested >= len(self._columns):
+                return None
+            self._test(self._tested + step)
+            step *= 2
+
+    def below(self, bound: float) -> list[int]:
+        """Every seen column nearer than ``bound`` cells."""
+        self._test(int(np.searchsorted(self._cells, bound, side="left")))
+        return [j for j in self._open if self._distance[j] < bound]
+
+
 def _place(
     targets: Sequence[_Target],
     texts: Sequence[PageText],
@@ -155,7 +196,8 @@ def _place(
         return set()
     index = {t.id: j for j, t in enumerate(texts)}
     geo = measure([t.box for t in targets], [t.box for t in texts], cell)
-    blocked = geo.blocked(obstacles, cell, [t.own for t in targets])
+    walls = Walls(geo, obstacles, cell, [t.own for t in targets])
+    free_columns = np.array([j for j, t in enumerate(texts) if t.id in free], dtype=np.int64)
 
     def link(i: int, text_id: int, evidence: Evidence) -> TextLink:
         j = index[text_id]
@@ -182,28 +224,32 @@ def _place(
             if text_id in index:
                 target.links.append(link(i, text_id, evidence))
                 used.add(text_id)
-        columns = [j for j, t in enumerate(texts) if t.id in free and not blocked[i, j]]
-        if one_each and target.forced:
-            columns = []
-        own = [index[t] for t, _ in target.forced if t in index]
-        dists = [int(geo.cells[i, j]) for j in (*columns, *own)]
-        if not dists or not columns:
+        near = _Near(walls, geo.cells, i, free_columns)
+        first = None if one_each and target.forced else near.first()
+        if first is None:
             lists.append([])
             continue
+        own = [index[t] for t, _ in target.forced if t in index]
+        d = min(int(geo.cells[i, j]) for j in (first, *own))
+        octants = geo.octants[i]
+        above = (UP_RIGHT, ABOVE, UP_LEFT)
+        level = False  # whether texts above the field are left out
         if target.row_labels:
             # A field labelled from its left sits in a row: what is above it heads the
             # form or belongs to the row above (a site banner, the previous field's hint).
-            window = params.k * max(min(dists), 1)
-            if any(geo.octants[i, j] == LEFT and geo.cells[i, j] < window for j in (*columns, *own)):
-                columns = [j for j in columns if geo.octants[i, j] not in (UP_RIGHT, ABOVE, UP_LEFT)]
-                dists = [int(geo.cells[i, j]) for j in (*columns, *own)]
-            if not dists or not columns:
-                lists.append([])
-                continue
+            window = params.k * max(d, 1)
+            if any(octants[j] == LEFT and geo.cells[i, j] < window for j in (*near.below(window), *own)):
+                level = True
+                first = near.first(lambda j: octants[j] not in above)  # noqa: B023 (called here)
+                if first is None:
+                    lists.append([])
+                    continue
+                d = min(int(geo.cells[i, j]) for j in (first, *own))
         # The paper's k·d rule; at d = 0 (boxes touching, common once a label takes
         # its table cell's box) k·d would keep nothing else, so d counts as one cell.
-        d = min(dists)
-        keep = [j for j in columns if geo.cells[i, j] == d or geo.cells[i, j] < params.k * max(d, 1)]
+        reach = params.k * max(d, 1)
+        keep = [j for j in sorted(near.below(max(reach, d + 1)))
+                if not (level and octants[j] in above) and (geo.cells[i, j] == d or geo.cells[i, j] < reach)]
         if target.reach is not None:
             # a field showing its own prompt takes only the texts right beside it
             keep = [j for j in keep if geo.cells[i, j] <= target.reach and geo.octants[i, j] in target.sides]

@@ -15,10 +15,11 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
+from deepbot.cli.analyze import report
 from deepbot.config.domain import Domain, load_domain
 from deepbot.forms import analyze_page
 from deepbot.forms.fill import fill_steps
-from deepbot.forms.models import DomainMatch, Evidence, FormAnalysis
+from deepbot.forms.models import DomainMatch, Evidence, FormAnalysis, PageAnalysis
 from fixtures.server import STATIC_ROOT, FixtureServer
 
 pytestmark = pytest.mark.browser
@@ -179,6 +180,10 @@ async def test_a_folded_or_waiting_filter_is_still_a_filter(page: Page, site: Fi
     fields = {f.html_name: f for f in form.fields}
     assert "homepage" not in fields
     assert all(fields[n].hidden for n in ("am[garden]", "am[parking]", "am[pets]"))
+    assert [fields[n].options[0].label for n in ("am[garden]", "am[pets]")] == ["Garden", "Pets allowed"]
+    said = report(PageAnalysis(url="u", forms=(form,))).splitlines()
+    folded = [line.endswith("(folded away: read from its markup)") for line in said if " bounded " in line]
+    assert folded == [False, False, True, True, True, False]  # region, district, 3 amenities, order
     assert not fields["region"].hidden and not fields["district"].hidden
     held = {form.field(a.field).html_name: a for a in match.assignments}
     assert "order" not in held

@@ -76,3 +76,35 @@ def test_a_control_between_text_and_field_blocks_the_pair() -> None:
     assert g.blocked([other_field], CELL, [frozenset({0})]).tolist() == [[False]]  # its own box
     beside = Box(x=400, y=70, width=50, height=20)
     assert g.blocked([beside], CELL, [frozenset()]).tolist() == [[False]]
+
+
+def test_walls_asked_pair_by_pair_answer_as_every_pair_tested_at_once() -> None:
+    # The layout asks about the texts near each field, in chunks, in any order: each
+    # answer is what testing every segment against every control gives.
+    import random
+
+    import numpy as np
+    import shapely
+
+    from deepbot.forms.geometry import Walls
+
+    rng = random.Random(7)
+    fields = [box(rng.uniform(0, 800), rng.uniform(0, 600), rng.uniform(20, 200), 20) for _ in range(12)]
+    texts = [box(rng.uniform(0, 800), rng.uniform(0, 600), rng.uniform(10, 120), 16) for _ in range(30)]
+    own = [frozenset({i}) for i in range(len(fields))]
+    g = measure(fields, texts, CELL)
+    walls = Walls(g, fields, CELL, own)
+    shrunk = [shapely.box(f.x / CELL.width + 0.1, f.y / CELL.height + 0.1,
+                          max(f.x / CELL.width + 0.1, f.right / CELL.width - 0.1),
+                          max(f.y / CELL.height + 0.1, f.bottom / CELL.height - 0.1)) for f in fields]
+    expected = np.array([[any(b != i and shapely.intersects(shapely.linestrings(g.segments[i, j]), shrunk[b])
+                              for b in range(len(fields))) for j in range(len(texts))]
+                         for i in range(len(fields))])
+    assert expected.any() and not expected.all()
+    for i in range(len(fields)):
+        order = list(range(len(texts)))
+        rng.shuffle(order)
+        for start in range(0, len(order), 7):
+            chunk = np.array(order[start:start + 7])
+            assert walls.blocked(i, chunk).tolist() == expected[i, chunk].tolist()
+    assert g.blocked(fields, CELL, own).tolist() == expected.tolist()
