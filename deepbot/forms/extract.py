@@ -9,6 +9,7 @@ every field a name unique in its form.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
@@ -32,7 +33,7 @@ from deepbot.forms.models import (
     SubmitControl,
 )
 
-__all__ = ["build_extraction", "extract_page"]
+__all__ = ["answer", "build_extraction", "extract_page"]
 
 
 @cache
@@ -46,7 +47,20 @@ async def extract_page(page: Page, *, anchor_reach: float = 300.0) -> PageExtrac
     # A crash is the browser's failure, not the form's: callers may retry it with a fresh one.
     with translated(f"could not extract forms from {page.url}", other=FormError):
         raw = await page.evaluate(_script(), args)
-    return build_extraction(raw)
+    return build_extraction(answer(raw))
+
+
+def answer(raw: Any) -> Mapping[str, Any]:
+    """The script's answer as a mapping: it is JSON text, or the object itself on a page
+    that broke JSON.stringify."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as exc:
+            raise FormError(f"unexpected extraction data: {exc}") from None
+    if not isinstance(raw, Mapping):
+        raise FormError(f"unexpected extraction data: {type(raw).__name__}, not an object")
+    return raw
 
 
 def build_extraction(raw: Mapping[str, Any]) -> PageExtraction:

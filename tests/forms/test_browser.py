@@ -96,6 +96,27 @@ async def test_extraction_gives_usable_selectors_and_submit_controls(page: Page,
     assert await page.locator(advanced.submits[0].selector).count() == 1
 
 
+async def test_extraction_survives_a_page_that_breaks_json_stringify(browser: Browser,
+                                                                     site: FixtureServer) -> None:
+    # The extraction comes back as JSON text; Prototype.js's Array#toJSON breaks
+    # JSON.stringify, and then the script returns the object itself: the same extraction.
+    url = site.url("/forms/books_table_classic.html")
+    plain = await browser.new_page()
+    broken = await browser.new_page()
+    try:
+        await broken.add_init_script(
+            "Array.prototype.toJSON = function () { return '[' + this.map(String).join(',') + ']'; };")
+        for tab in (plain, broken):
+            await tab.goto(url)
+        assert await broken.evaluate("JSON.stringify(['x'])") != '["x"]'
+        one, other = await extract_page(plain), await extract_page(broken)
+    finally:
+        await plain.close()
+        await broken.close()
+    assert len(one.forms) == 3 and all(f.fields for f in one.forms)
+    assert one == other
+
+
 async def test_cell_box_and_script_anchor(page: Page, site: FixtureServer) -> None:
     await page.goto(site.url("/forms/books_aspnet.html"))
     extraction = await extract_page(page)
