@@ -46,6 +46,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "электронная почта", "e-mail cím", "adres e-mail", "emailadres", "e-mailadres", "メールアドレス",
         "邮箱", "电子邮件",
         "електронна пошта", "adresa de email", "adresa de e-mail", "e-posta", "e-posta adresi",
+        "e-posta adresiniz", "e-posta adresinizi", "e-postadress", "e-postadresse",
         "alamat email", "alamat e-mail", "địa chỉ email", "이메일", "이메일 주소", "البريد الإلكتروني",
         "البريد الالكتروني", "דואר אלקטרוני", "אימייל", "อีเมล",
     ),
@@ -82,6 +83,23 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "ara", "arama", "căutare", "caută", "cauta", "traži", "pretraga", "pretraži", "пошук", "знайти",
         "αναζήτηση", "tìm kiếm", "cari", "pencarian", "검색", "بحث", "البحث", "ابحث", "חיפוש", "חפש",
         "ค้นหา",
+        # what a search box asks, as English "What are you looking for?"
+        "what are you looking for", "que recherchez-vous", "que cherchez-vous", "qué estás buscando",
+        "qué buscas", "o que você procura", "o que procura", "o que está procurando", "cosa stai cercando",
+        "cosa cerchi", "wonach suchen sie", "was suchen sie", "wat zoek je", "waar ben je naar op zoek",
+        "что вы ищете", "что ищете", "czego szukasz", "co hledáte", "mit keres", "mit keresel",
+        "vad letar du efter", "hvad søger du", "hva leter du etter", "bạn đang tìm gì",
+    ),
+    # the words typed in a search box ("parola chiave" is no password, as "parola" alone is in
+    # Romanian and Turkish)
+    "keywords": (
+        "suchbegriff", "suchbegriffe", "stichwort", "stichwörter", "schlagwort", "palavra-chave",
+        "palavras-chave", "palabra clave", "palabras clave", "mot-clé", "mot clé", "mots-clés", "mots clés",
+        "parola chiave", "parole chiave", "ключевые слова", "ключевое слово", "trefwoord", "trefwoorden",
+        "zoekterm", "zoekwoord", "søgeord", "sökord", "søkeord", "hakusana", "klíčová slova", "klíčové slovo",
+        "hledaný výraz", "kulcsszó", "keresett kifejezés", "słowa kluczowe", "słowo kluczowe",
+        "szukana fraza", "anahtar kelime", "từ khóa", "kata kunci", "キーワード", "关键词", "關鍵字",
+        "키워드",
     ),
     # an account made for a new user, said as people say it
     "create account": ("create user", "create a user", "create new user", "create a new user",

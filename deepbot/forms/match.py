@@ -299,6 +299,12 @@ def whole_form(
     return entries, named
 
 
+# What an assignment costs more for each pair read from the other's evidence (the form's
+# from its one box's caption, a box's from its form's button), in similarity: 0.15 lets a
+# box keep its own reading that is up to 0.15 weaker.
+BORROWED = 0.15
+
+
 def assign_attributes(
     entries: Sequence[SimilarityEntry], params: MatchParams = MatchParams()
 ) -> list[Assignment]:
@@ -324,12 +330,15 @@ def assign_attributes(
     attributes = list(dict.fromkeys(e.attribute for e in kept))
     table: dict[tuple[str, str], float] = {(e.field, e.attribute): e.similarity for e in kept}
     # Ties go to the field over the form as a whole (a field's attribute is one a query
-    # can fill), and to each one's own evidence over what it borrows: a field's from the
-    # form's button or heading, the form's from its one field's caption.
+    # can fill). Each one's own evidence goes before what it borrows (a field's from the
+    # form's button or heading, the form's from its one field's caption) unless the borrowed
+    # reading is clearly the better one: the caption is the box's own words too. A box
+    # whose placeholder says "e-mail" and whose id says "subscribe", in form#subscribe-blog,
+    # holds the e-mail, and the form the subscription, not the other way round.
     borrowed = {(e.field, e.attribute) for e in kept
                 if (e.field == WHOLE_FORM) != (e.evidence in FORM_EVIDENCE) and e.evidence is not None}
-    matrix = [[1.0 - table[(f, a)] + 1e-6 * ((f == WHOLE_FORM) + ((f, a) in borrowed)) if (f, a) in table
-               else None for a in attributes] for f in fields]
+    matrix = [[1.0 - table[(f, a)] + 1e-6 * (f == WHOLE_FORM) + BORROWED * ((f, a) in borrowed)
+               if (f, a) in table else None for a in attributes] for f in fields]
     out = [
         Assignment(field=fields[r], attribute=attributes[c], confidence=table[(fields[r], attributes[c])])
         for r, c in assign(matrix)

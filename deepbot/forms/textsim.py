@@ -63,6 +63,30 @@ STOPWORDS = frozenset(
     и в на по для с ваш ваша ваше
     """.split()  # noqa: SIM905
 ) | frozenset(
+    # The same words English drops, in those languages and a few more: "your" (folded, so
+    # "Twój" is "twoj"), "the", and the requests "enter", "select", "please". "Inserisci il
+    # tuo indirizzo e-mail" is "email", as "Enter your email address" is.
+    """
+    mon ma mes notre nos leur leurs
+    tus vuestro vuestra vuestros vuestras usted un una unos unas al
+    teu tua teus tuas ao aos na nas nos
+    tuo tuoi tue vostro vostra vostri vostre suo uno nel nella alla
+    dein deine deinen deinem deiner deines ihrem ihrer ihres sie im am zum zur vom
+    jouw de dine ditt dina deres
+    twoj twoja twoje twojego swoj swoja swoje wasz wasza wasze vas vase tvuj tvoje az
+    ваши вашу вашего вашей свой свою свое
+    saisissez saisir entrez indiquez renseignez choisissez selectionnez veuillez tapez
+    ingrese ingresa introduzca introduce escriba escribe seleccione selecciona elija elige favor
+    digite informe insira introduza selecione escolha
+    inserisci inserire inserite digita scegli seleziona
+    geben eingeben bitte wahlen
+    vul voer kies selecteer
+    indtast angiv vælg velg ange valj skriv
+    wpisz podaj wprowadz wybierz prosze zadejte vyberte
+    введите укажите выберите пожалуиста
+    giriniz girin lutfen seciniz secin
+    """.split()  # noqa: SIM905
+) | frozenset(
     # "me" in those languages, as "Remember me" is "remember": "Запомнить меня", "Se souvenir
     # de moi", "Angemeldet bleiben", "Husk mig", "Onthoud mij", "Lembrar de mim"
     ["moi", "mich", "mi", "mim", "mig", "mij", "меня", "мне"]

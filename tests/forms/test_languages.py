@@ -43,6 +43,17 @@ def _english_domains() -> list[Domain]:
     ("비밀번호", "password"), ("كلمة المرور", "password"), ("Şifremi unuttum", "forgot password"),
     ("Tìm kiếm", "search"), ("Lupa kata sandi?", "forgot password"), ("Đăng nhập", "login"),
     ("Giriş yap", "login"), ("Alamat email", "email"), ("Buat akun", "create account"),
+    # and what English drops ("Enter your email address" is "email"), said in those languages
+    ("Inserisci il tuo indirizzo e-mail", "email"), ("La tua email:", "email"),
+    ("Wpisz swój adres e-mail", "email"), ("Geben Sie Ihre E-Mail-Adresse ein", "email"),
+    ("Introduzca su correo electrónico", "email"), ("Digite seu e-mail", "email"),
+    ("Saisissez votre adresse e-mail", "email"), ("Введите ваш e-mail", "email"),
+    ("Vul uw e-mailadres in", "email"), ("Ange din e-postadress", "email"), ("Zadejte váš e-mail", "email"),
+    ("E-posta adresinizi giriniz", "email"),
+    # what a search box asks, and the words typed in it
+    ("What are you looking for?", "search"), ("¿Qué estás buscando?", "search"), ("Что вы ищете?", "search"),
+    ("Wpisz czego szukasz...", "search"), ("Suchbegriff", "keywords"), ("Mots-clés", "keywords"),
+    ("Parola chiave", "keywords"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)

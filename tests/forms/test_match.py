@@ -92,6 +92,29 @@ def test_a_leftover_field_shares_its_best_attribute_without_counting_twice() -> 
     ]
 
 
+def test_a_box_keeps_what_it_says_over_what_its_form_borrows_from_it() -> None:
+    # A newsletter's one box: its placeholder "Enter your e-mail" (its own words) and its id
+    # "subscribe"; the form's class "subscribe" (its own) and the box's placeholder (its
+    # caption, borrowed). The box holds the e-mail, the form the subscription.
+    from deepbot.forms.match import WHOLE_FORM
+
+    def said(field: str, attribute: str, sim: float, evidence: Evidence) -> SimilarityEntry:
+        return SimilarityEntry(field=field, attribute=attribute, sim1=sim, sim2=0.0, similarity=sim,
+                               text=f"{field} {attribute}", evidence=evidence)
+
+    entries = [said("email", "email", 1.0, Evidence.PLACEHOLDER),
+               said("email", "purpose", 0.9, Evidence.NAME),
+               said(WHOLE_FORM, "email", 1.0, Evidence.PLACEHOLDER),
+               said(WHOLE_FORM, "purpose", 0.8, Evidence.FORM)]
+    got = {(a.field, a.attribute) for a in assign_attributes(entries)}
+    assert got == {("email", "email"), (WHOLE_FORM, "purpose")}
+    # the borrowed reading still wins when it is clearly the better one
+    entries[1] = said("email", "purpose", 1.0, Evidence.NAME)
+    entries[3] = said(WHOLE_FORM, "purpose", 0.76, Evidence.FORM)
+    got = {(a.field, a.attribute) for a in assign_attributes(entries)}
+    assert got == {("email", "purpose"), (WHOLE_FORM, "email")}
+
+
 def test_sim1_from_texts_and_name_words() -> None:
     fields = [
         text_field("t", "Book Title:"),
