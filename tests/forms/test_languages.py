@@ -54,6 +54,10 @@ def _english_domains() -> list[Domain]:
     ("What are you looking for?", "search"), ("¿Qué estás buscando?", "search"), ("Что вы ищете?", "search"),
     ("Wpisz czego szukasz...", "search"), ("Suchbegriff", "keywords"), ("Mots-clés", "keywords"),
     ("Parola chiave", "keywords"),
+    # a recovery form's heading
+    ("Восстановление пароля", "recover password"), ("Mot de passe perdu", "lost password"),
+    ("Zapomniałeś hasła?", "forgot password"), ("Passwort anfordern", "reset password"),
+    ("Glömt lösenordet?", "forgot password"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
