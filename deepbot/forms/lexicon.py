@@ -141,6 +141,9 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     "forgot password": ("lupa kata sandi", "lupa sandi", "lupa password", "비밀번호 찾기"),
     "new": ("nouveau", "nouvelle", "neu", "neues", "nuevo", "nueva", "novo", "nova", "nuovo", "nuova",
             "новый", "nieuw", "nieuwe", "nowe", "új", "ny", "nyt", "nytt"),
+    # what a recovery form's button asks for, read as English once its words are ("Bestil ny
+    # adgangskode" is "request new password"). "Send" alone is every form's button: not here.
+    "request": ("bestil", "anfordern", "solicitar", "demander", "richiedi", "aanvragen", "запросить"),
     "reset password": ("request a new password", "request new password", "e-mail new password",
                        "email new password", "send new password", "send me a new password",
                        "get a new password", "send me my password",

@@ -58,6 +58,9 @@ def _english_domains() -> list[Domain]:
     ("Восстановление пароля", "recover password"), ("Mot de passe perdu", "lost password"),
     ("Zapomniałeś hasła?", "forgot password"), ("Passwort anfordern", "reset password"),
     ("Glömt lösenordet?", "forgot password"),
+    # read once more as English once its words are: "send new password" is a reset
+    ("Send ny adgangskode", "reset password"), ("Bestil ny adgangskode", "reset password"),
+    ("Solicitar nueva contraseña", "reset password"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
