@@ -38,6 +38,8 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "логин", "identifiant", "pseudo",
         "nume de utilizator", "korisničko ime", "ім'я користувача", "όνομα χρήστη", "tên đăng nhập",
         "tên người dùng", "nama pengguna", "아이디", "사용자 이름", "اسم المستخدم", "שם משתמש", "ชื่อผู้ใช้",
+        # and English said otherwise: "User", "User ID" and "Login name" ask for a user name
+        "user", "user name", "user-name", "user id", "userid", "login name", "login id",
     ),
     "email": (
         # an address is what an e-mail box holds: "Email address" says no more than "Email"
@@ -54,13 +56,16 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     "name": (
         "nome", "nombre", "nom", "имя", "navn", "naam", "imię", "név", "jméno", "vardas", "名前", "姓名",
         "nume", "ime", "ім'я", "όνομα", "isim", "adınız", "ad soyad", "họ tên", "họ và tên", "nama",
-        "이름", "성명", "الاسم", "שם", "ชื่อ",
+        "이름", "성명", "الاسم", "שם", "ชื่อ", "namn", "фио",
+        # a whole name is a name: "Full name" asks what "Name" does
+        "full name", "your full name", "nom complet", "nombre completo", "nome completo",
+        "vollständiger name", "volledige naam", "fullständigt namn", "fulde navn", "полное имя",
     ),
     "first name": ("prénom", "prenom", "vorname", "primeiro nome", "nome proprio", "keresztnév",
-                   "křestní jméno"),
+                   "křestní jméno", "fornavn", "voornaam", "förnamn"),
     "last name": (
         "nom de famille", "nachname", "apellido", "apellidos", "sobrenome", "apelido", "cognome", "фамилия",
-        "achternaam", "efternavn", "nazwisko", "vezetéknév", "příjmení", "pavardė",
+        "achternaam", "efternavn", "efternamn", "etternavn", "nazwisko", "vezetéknév", "příjmení", "pavardė",
     ),
     "message": (
         "mensagem", "mensaje", "nachricht", "messaggio", "сообщение", "besked", "bericht", "wiadomość",
@@ -68,15 +73,26 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "mesaj", "mesajınız", "poruka", "повідомлення", "μήνυμα", "tin nhắn", "pesan", "메시지",
         "رسالة", "الرسالة", "הודעה", "ข้อความ",
     ),
-    "comment": ("commentaire", "kommentar", "comentario", "comentário", "commento", "комментарий",
-                "komentarz", "hozzászólás"),
-    "subject": ("assunto", "asunto", "sujet", "betreff", "oggetto", "тема", "emne", "onderwerp", "temat",
+    "comment": ("commentaire", "commentaires", "kommentar", "kommentare", "comentario", "comentarios",
+                "comentário", "comentários", "commento", "commenti", "комментарий", "komentarz",
+                "hozzászólás"),
+    "question": ("pregunta", "frage", "domanda", "pergunta", "вопрос", "vraag", "spørgsmål", "fråga",
+                 "pytanie", "kérdés", "dotaz"),
+    "subject": ("assunto", "asunto", "sujet", "objet", "betreff", "oggetto", "тема", "emne", "ämne",
+                "onderwerp", "temat",
                 "tárgy", "předmět", "subiect", "konu", "θέμα", "tiêu đề", "chủ đề", "perihal", "subjek",
                 "제목",
                 "الموضوع", "נושא", "หัวข้อ"),
     "phone": ("telefone", "teléfono", "téléphone", "telefon", "telefono", "телефон", "telefoon", "電話",
               "τηλέφωνο", "điện thoại", "telepon", "전화번호", "전화", "الهاتف", "رقم الهاتف", "טלפון",
-              "โทรศัพท์"),
+              "โทรศัพท์", "telefonnummer", "telefoonnummer", "numer telefonu", "номер телефона",
+              "número de teléfono", "numéro de téléphone", "numero di telefono", "número de telefone",
+              "handy", "móvil", "celular", "cellulare", "мобильный телефон", "puhelin",
+              # and English said otherwise
+              "phone number", "telephone", "telephone number", "mobile", "mobile number", "mobile phone",
+              "cell phone", "cell"),
+    "website": ("site web", "webseite", "sitio web", "sito web", "сайт", "hjemmeside", "strona www",
+                "weboldal", "web site", "homepage", "webpage"),
     "search": (
         "buscar", "busca", "búsqueda", "pesquisar", "pesquisa", "recherche", "rechercher", "suche", "suchen",
         "cerca", "ricerca", "cercare", "zoeken", "søg", "søk", "sök", "szukaj", "hledat", "поиск", "найти",

@@ -61,6 +61,10 @@ def _english_domains() -> list[Domain]:
     # read once more as English once its words are: "send new password" is a reset
     ("Send ny adgangskode", "reset password"), ("Bestil ny adgangskode", "reset password"),
     ("Solicitar nueva contraseña", "reset password"),
+    # the boxes of contact and sign-up forms, and English said otherwise
+    ("Full name", "name"), ("ФИО", "name"), ("Namn", "name"), ("Förnamn", "first name"), ("Objet", "subject"),
+    ("Telefonnummer", "phone"), ("Mobile number", "phone"), ("Site web", "website"), ("User ID", "username"),
+    ("Commentaires", "comment"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)

@@ -101,7 +101,7 @@ def test_normalisation() -> None:
 def test_soft_tfidf_properties() -> None:
     # each distinct text counts once: "name" is generic for being in many texts
     scorer = SoftTfidf(["book title", "title", "author name", "author", "publisher", "name", "your name",
-                        "full name"])
+                        "display name"])
     assert scorer.similarity("Title", "title:") == pytest.approx(1.0)
     assert scorer.similarity("author", "Authors") > 0.9  # close words count (JW ≥ θ)
     assert scorer.similarity("publisher", "published") == 0.0  # the paper's point: no stemming
@@ -139,7 +139,7 @@ def test_a_foreign_phrase_is_one_english_word() -> None:
 
 @pytest.mark.parametrize(("text", "alias"), [
     ("User Name", "username"), ("E mail", "email"), ("Zip code", "zipcode"), ("web-site", "website"),
-    ("user_id", "user id"),
+    ("post_code", "post code"),
 ])
 def test_a_word_written_as_two_is_that_word(text: str, alias: str) -> None:
     scorer = SoftTfidf([text, alias, "password", "search"])
@@ -148,6 +148,6 @@ def test_a_word_written_as_two_is_that_word(text: str, alias: str) -> None:
 
 
 def test_only_the_whole_text_glued_is_the_word() -> None:
-    scorer = SoftTfidf(["user", "username", "name", "user name list"])
-    assert scorer.similarity("username", "user") < 1.0
-    assert scorer.similarity("username", "user name list") < 1.0
+    scorer = SoftTfidf(["zip", "zipcode", "code", "zip code list"])
+    assert scorer.similarity("zipcode", "zip") < 1.0
+    assert scorer.similarity("zipcode", "zip code list") < 1.0
