@@ -99,7 +99,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "keresés", "paieška", "ieškoti", "haku", "検索", "搜索",
         "ara", "arama", "căutare", "caută", "cauta", "traži", "pretraga", "pretraži", "пошук", "знайти",
         "αναζήτηση", "tìm kiếm", "cari", "pencarian", "검색", "بحث", "البحث", "ابحث", "חיפוש", "חפש",
-        "ค้นหา",
+        "ค้นหา", "искать",
         # what a search box asks, as English "What are you looking for?"
         "what are you looking for", "que recherchez-vous", "que cherchez-vous", "qué estás buscando",
         "qué buscas", "o que você procura", "o que procura", "o que está procurando", "cosa stai cercando",

@@ -84,6 +84,7 @@ STOPWORDS = frozenset(
     indtast angiv vælg velg ange valj skriv
     wpisz podaj wprowadz wybierz prosze zadejte vyberte
     введите укажите выберите пожалуиста
+    hier ici aqui qui tutaj здесь тут
     giriniz girin lutfen seciniz secin
     """.split()  # noqa: SIM905
 ) | frozenset(

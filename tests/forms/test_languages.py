@@ -65,6 +65,8 @@ def _english_domains() -> list[Domain]:
     ("Full name", "name"), ("ФИО", "name"), ("Namn", "name"), ("Förnamn", "first name"), ("Objet", "subject"),
     ("Telefonnummer", "phone"), ("Mobile number", "phone"), ("Site web", "website"), ("User ID", "username"),
     ("Commentaires", "comment"),
+    # "here", as English drops it
+    ("Hier suchen...", "search"), ("Rechercher ici", "search"), ("Искать здесь", "search"),
 ])
 def test_a_form_word_of_another_language_reads_as_its_english_word(text: str, english: str) -> None:
     assert tokens(text) == tokens(english)
