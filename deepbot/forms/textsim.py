@@ -65,15 +65,17 @@ STOPWORDS = frozenset(
 ) | frozenset(
     # The same words English drops, in those languages and a few more: "your" (folded, so
     # "Twój" is "twoj"), "the", and the requests "enter", "select", "please". "Inserisci il
-    # tuo indirizzo e-mail" is "email", as "Enter your email address" is.
+    # tuo indirizzo e-mail" is "email", as "Enter your email address" is. Words that are
+    # codes or words of their own elsewhere ("AL", "AZ", "MA" as states, Spanish "mes" a
+    # month) are left out: a query's value must still read as itself.
     """
-    mon ma mes notre nos leur leurs
-    tus vuestro vuestra vuestros vuestras usted un una unos unas al
-    teu tua teus tuas ao aos na nas nos
-    tuo tuoi tue vostro vostra vostri vostre suo uno nel nella alla
-    dein deine deinen deinem deiner deines ihrem ihrer ihres sie im am zum zur vom
+    mon notre nos leur leurs
+    tus vuestro vuestra vuestros vuestras usted un una unos unas
+    teu tua teus tuas ao aos nas nos
+    tuo tuoi tue vostro vostra vostri vostre suo nel nella alla
+    dein deine deinen deinem deiner deines ihrem ihrer ihres sie im zum zur vom
     jouw de dine ditt dina deres
-    twoj twoja twoje twojego swoj swoja swoje wasz wasza wasze vas vase tvuj tvoje az
+    twoj twoja twoje twojego swoj swoja swoje wasz wasza wasze vas vase tvuj tvoje
     ваши вашу вашего вашей свой свою свое
     saisissez saisir entrez indiquez renseignez choisissez selectionnez veuillez tapez
     ingrese ingresa introduzca introduce escriba escribe seleccione selecciona elija elige favor

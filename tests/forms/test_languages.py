@@ -113,3 +113,8 @@ async def test_forms_in_other_languages_and_words_are_read_by_english_domains(
         found = {names[a.field]: a.attribute for a in best.assignments}
         for field, attribute in truth["fields"].items():
             assert found.get(field) == attribute, (form.form_index, field, found)
+
+
+def test_a_stop_word_of_one_language_that_is_a_code_or_word_elsewhere_is_kept() -> None:
+    # a query's value must still read as itself: states by their codes, Spanish "mes" (month)
+    assert [tokens(t) for t in ("AL", "AZ", "MA", "Mes")] == [("al",), ("az",), ("ma",), ("mes",)]
