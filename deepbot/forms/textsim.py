@@ -143,11 +143,12 @@ def in_english(text: str) -> str:
 def _in_english(folded: str) -> str:
     """A folded text with the form words of other languages in English ("nova senha" → "new
     password"), so that a domain written in English reads a form written in Portuguese."""
-    text = _LEXICON_SPACED.sub(lambda m: _LEXICON[m.group(1)], folded.replace("\u2019", "'"))
-    text = _LEXICON_UNSPACED.sub(lambda m: f" {_LEXICON[m.group(0)]} ", text)
+    text, read = _LEXICON_SPACED.subn(lambda m: _LEXICON[m.group(1)], folded.replace("\u2019", "'"))
+    text, more = _LEXICON_UNSPACED.subn(lambda m: f" {_LEXICON[m.group(0)]} ", text)
     # Read once more, as English said otherwise: "Send ny adgangskode" is "send new password"
-    # once its words are read, and that is "reset password".
-    return _LEXICON_SPACED.sub(lambda m: _LEXICON[m.group(1)], text)
+    # once its words are read, and that is "reset password". A text none of whose words was
+    # read has nothing new to find.
+    return _LEXICON_SPACED.sub(lambda m: _LEXICON[m.group(1)], text) if read or more else text
 
 
 # Phrasal verbs of accounts, written as one word as often as two ("Login", "Log in",
