@@ -396,7 +396,10 @@ _HINTS = frozenset({Evidence.PLACEHOLDER, Evidence.ARIA_LABEL, Evidence.TITLE})
 
 # What a sentence's runs may not say of the checkbox it labels: what a person types into a
 # box ("...we will never share your e-mail address") is not what ticking a box gives.
-_TYPED_WORDS = frozenset(w for word in (*TYPE_WORDS.values(), "name", "username") for w in tokens(word))
+# A message, a comment, a question or a subject is typed too ("...alerts about your
+# subscription, questions, privacy").
+_TYPED_WORDS = frozenset(w for word in (*TYPE_WORDS.values(), "name", "username", "message", "comment",
+                                        "question", "subject") for w in tokens(word))
 
 
 def _lone(f: FormField) -> bool:
@@ -423,7 +426,8 @@ def _sentence_runs(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> li
         for n in (1, 2):
             for i in range(len(words) - n + 1):
                 run = words[i:i + n]
-                if any(_known(w, vocabulary) for w in run) and not _TYPED_WORDS & set(tokens(" ".join(run))):
+                said = {w.rstrip("s") for w in tokens(" ".join(run))} | set(tokens(" ".join(run)))
+                if any(_known(w, vocabulary) for w in run) and not _TYPED_WORDS & said:
                     out.append(FieldText(text=" ".join(run), evidence=t.evidence, weight=0.85 * t.weight))
     return out
 

@@ -246,3 +246,16 @@ def test_the_free_box_holds_first_what_the_form_says_it_holds() -> None:
     assert (got.field, got.attribute, got.primary, got.confidence) == ("where", "title", True, 0.9)
     other = Assignment(field="where", attribute="author", confidence=0.8, primary=False)
     assert into_free_field([other], by_form, form, BOOKS) == [other]  # what else it holds stays
+
+
+def test_a_checkbox_sentence_says_nothing_a_person_types() -> None:
+    # "...alerts about your subscription, questions and privacy": ticking the box subscribes;
+    # it gives no question, as it gives no e-mail address
+    from deepbot.forms.models import FieldText
+    from deepbot.forms.texts import _sentence_runs
+
+    label = FieldText(text="Don't miss out! Get email alerts about your subscription, questions and privacy",
+                      evidence=Evidence.VISUAL)
+    runs = {t.text for t in _sentence_runs([label], frozenset({"question", "subscription", "email"}))}
+    assert "subscription" in runs
+    assert not [r for r in runs if "question" in r or "email" in r]
