@@ -426,8 +426,8 @@ def _sentence_runs(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> li
         for n in (1, 2):
             for i in range(len(words) - n + 1):
                 run = words[i:i + n]
-                said = {w.rstrip("s") for w in tokens(" ".join(run))} | set(tokens(" ".join(run)))
-                if any(_known(w, vocabulary) for w in run) and not _TYPED_WORDS & said:
+                typed = any(_known(w, _TYPED_WORDS) for w in tokens(" ".join(run)))
+                if any(_known(w, vocabulary) for w in run) and not typed:
                     out.append(FieldText(text=" ".join(run), evidence=t.evidence, weight=0.85 * t.weight))
     return out
 
