@@ -147,4 +147,4 @@ def test_one_attribute_refines_at_most() -> None:
     assert str(err.value).splitlines() == [
         "d.yaml:11: attributes[2].refines: only one attribute refines (the first: category)"]
     one = parse_domain(text.replace("refines: true\n", "refines: false\n", 1), "d.yaml")
-    assert [a.refines for a in one.attributes] == [False, False, True]
+    assert [a.refines for a in one.attributes] == [None, False, True]  # None: not said

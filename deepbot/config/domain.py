@@ -46,8 +46,10 @@ class Attribute(_Frozen):
     # A search's filters: the attribute also stands for every choice box (a select, a radio
     # group, a checkbox) of a form the domain claims that no attribute holds and that does
     # not sort or page the results ("Any make", "Price from", "Adults"). Such a box is named,
-    # never filled, and adds nothing to the form's relevance.
-    refines: bool = False
+    # never filled, and adds nothing to the form's relevance. Left unsaid (None), an
+    # attribute that says it is a category refines (``deepbot.forms.refine.refining``);
+    # ``false`` keeps it from doing so.
+    refines: bool | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -92,7 +94,7 @@ class Domain(_Frozen):
                     )
                 )
             seen.add(attribute.name)
-        refining = [i for i, a in enumerate(self.attributes) if a.refines]
+        refining = [i for i, a in enumerate(self.attributes) if a.refines is True]
         for i in refining[1:]:
             errors.append(_error("two_refining", "only one attribute refines (the first: {first})",
                                  ("attributes", i, "refines"), True,

@@ -157,6 +157,11 @@ async def test_a_search_names_its_filters_and_leaves_them_as_they_are(page: Page
                                                           for a in search.attributes)})
     alone = (await analyze_page(page, [plain])).forms[0].domains[0]
     assert alone.score == match.score and not any(a.refines for a in alone.assignments)
+    # unsaid, the attribute named "category" holds them all the same
+    unsaid = search.model_copy(update={"attributes": tuple(a.model_copy(update={"refines": None})
+                                                           for a in search.attributes)})
+    named = (await analyze_page(page, [unsaid])).forms[0].domains[0]
+    assert named.assignments == match.assignments
 
 
 async def test_the_one_box_of_a_form_named_by_its_button_takes_the_query(page: Page, site: FixtureServer,

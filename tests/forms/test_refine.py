@@ -1,12 +1,14 @@
 """A search's filters (``deepbot.forms.refine``): a box that sorts or pages the results is
-no filter, in whatever language it says so, by its label, its name or its options."""
+no filter, in whatever language it says so, by its label, its name or its options; an
+attribute named as a category holds the filters unless the domain says otherwise."""
 
 from __future__ import annotations
 
 import pytest
 
+from deepbot.config.domain import parse_domain
 from deepbot.forms.models import Box, Evidence, FieldOption, FieldText, FormField
-from deepbot.forms.refine import sorts_or_pages
+from deepbot.forms.refine import refining, sorts_or_pages
 
 
 def _select(name: str, label: str, *options: str) -> FormField:
@@ -69,3 +71,29 @@ def test_folded_boxes_are_no_share_of_what_a_form_shows() -> None:
     form = FormAnalysis(form_index=0, selector="#f", action="", method="get", box=box,
                         fields=(query, *folded), domains=(cars, news))
     assert form.best_domain is not None and form.best_domain.domain == "cars"
+
+
+def _domain(*attributes: str) -> str:
+    listed = "".join(f"  - {a}\n" for a in attributes)
+    return f"name: d\nthreshold: 0.5\nattributes:\n  - {{name: query, specificity: 0.6}}\n{listed}"
+
+
+@pytest.mark.parametrize("name", ["category", "categories", "section", "department", "filters",
+                                  "search_category", "searchCategory", "refinement", "kategorie",
+                                  "Categoría"])
+def test_an_attribute_named_as_a_category_holds_the_filters_unsaid(name: str) -> None:
+    # A user who writes a search domain with a category seldom knows of `refines`; the name
+    # says what the attribute is
+    domain = parse_domain(_domain(f"{{name: {name}, specificity: 0.1}}"))
+    assert refining(domain) == name
+
+
+def test_what_the_domain_says_of_its_filters_wins() -> None:
+    assert refining(parse_domain(_domain("{name: category, specificity: 0.1, refines: false}"))) is None
+    marked = _domain("{name: category, specificity: 0.1}", "{name: where, specificity: 0.1, refines: true}")
+    assert refining(parse_domain(marked)) == "where"
+    # an alias is a word of the pages, not what the attribute is: a subject stays a subject
+    subject = _domain("{name: subject, aliases: [category, section], specificity: 0.3}")
+    assert refining(parse_domain(subject)) is None
+    others = _domain("{name: sector, specificity: 0.1}", "{name: subsection, specificity: 0.1}")
+    assert refining(parse_domain(others)) is None
