@@ -111,10 +111,10 @@ def analyze_form(
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
         named = {n.attribute for n in chooser.attributes} if chooser else set()
         whole = [e for e in whole if e.attribute not in named]
-        paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match)
+        paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match, domain)
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
         assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain,
-                                      chooser)
+                                      chooser, whole, params.match.min_similarity)
         verdict = refine(relevance(assignments, domain, [*table, *whole], chooser, by_form), domain,
                          whole_fields, [*read.fields, *folded_texts])
         verdicts.append(verdict.model_copy(update={"named_by_form": named_by_form}))

@@ -160,9 +160,11 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     # what a recovery form's button asks for, read as English once its words are ("Bestil ny
     # adgangskode" is "request new password"). "Send" alone is every form's button: not here.
     "request": ("bestil", "anfordern", "solicitar", "demander", "richiedi", "aanvragen", "запросить"),
+    # WordPress's "Get New Password", as its translations word it ("Obter nova senha")
+    "get": ("obter", "obtenir", "obtener", "ottieni"),
     "reset password": ("request a new password", "request new password", "e-mail new password",
                        "email new password", "send new password", "send me a new password",
-                       "get a new password", "send me my password",
+                       "get a new password", "get new password", "send me my password",
                        "passwort anfordern", "neues passwort anfordern", "запрос пароля",
                        "envoyez-moi un nouveau mot de passe", "recevoir un nouveau mot de passe"),
     "reset": ("zurücksetzen", "réinitialiser", "reinitialiser", "restablecer", "redefinir", "reimposta",

@@ -278,7 +278,8 @@ def whole_form(
     own = np.array([t.evidence in FORM_EVIDENCE for t in whole])
     named = False
     entries = []
-    identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE) for t in whole])
+    identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE)
+                            or t.evidence not in FORM_EVIDENCE for t in whole])
     # What only a password box holds (a password, its confirmation) is no form's purpose: a
     # button "Confirm" or a heading "Password" says what the form does, not what it is.
     secret = side.secrets.max(axis=1)
@@ -303,10 +304,16 @@ def whole_form(
 # from its one box's caption, a box's from its form's button), in similarity: 0.15 lets a
 # box keep its own reading that is up to 0.15 weaker.
 BORROWED = 0.15
+# Among readings equally similar (two attributes whose aliases both say "search"), a box
+# takes an attribute the domain's queries fill, so that a query has a box to be typed in,
+# and the form as a whole takes the more telling attribute (the higher specificity): what
+# a form says of itself is its purpose, what a box holds is typed. In similarity: far below
+# any difference two texts make, so only ties are settled by it.
+TIE = 1e-4
 
 
 def assign_attributes(
-    entries: Sequence[SimilarityEntry], params: MatchParams = MatchParams()
+    entries: Sequence[SimilarityEntry], params: MatchParams = MatchParams(), domain: Domain | None = None
 ) -> list[Assignment]:
     """The paper's assignment rule on the entries that reach ``min_similarity``.
 
@@ -337,7 +344,9 @@ def assign_attributes(
     # holds the e-mail, and the form the subscription, not the other way round.
     borrowed = {(e.field, e.attribute) for e in kept
                 if (e.field == WHOLE_FORM) != (e.evidence in FORM_EVIDENCE) and e.evidence is not None}
+    tie = _ties(domain, attributes)
     matrix = [[1.0 - table[(f, a)] + 1e-6 * (f == WHOLE_FORM) + BORROWED * ((f, a) in borrowed)
+               - TIE * (tie[a][1] if f == WHOLE_FORM else tie[a][0])
                if (f, a) in table else None for a in attributes] for f in fields]
     out = [
         Assignment(field=fields[r], attribute=attributes[c], confidence=table[(fields[r], attributes[c])])
@@ -352,8 +361,18 @@ def assign_attributes(
     return sorted(out, key=lambda a: order[a.field])
 
 
+def _ties(domain: Domain | None, attributes: Sequence[str]) -> dict[str, tuple[bool, float]]:
+    """Per attribute: whether the domain's queries fill it, and its specificity (see TIE)."""
+    if domain is None:
+        return {a: (False, 0.0) for a in attributes}
+    known = {a.name: a for a in domain.attributes}
+    return {a: (bool(domain.query_values(a)), known[a].specificity if a in known else 0.0)
+            for a in attributes}
+
+
 def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | None, form: ExtractedForm,
-                    domain: Domain, chooser: Chooser | None = None) -> list[Assignment]:
+                    domain: Domain, chooser: Chooser | None = None,
+                    whole: Sequence[SimilarityEntry] = (), min_similarity: float = 1.0) -> list[Assignment]:
     """The form's one free-text box holds what the form as a whole says, when that is an
     attribute the domain's queries fill and nothing else holds the box or the attribute.
 
@@ -363,11 +382,29 @@ def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | Non
     box takes the form's confidence, so the score is the same; a box that held the attribute
     second to the form holds it first. A box a chooser types in
     ("Search by: [Title ▾] [____]") is the chooser's.
+
+    When the form holds an attribute no query fills (a domain's "search button"), its words
+    may still read as one a query fills (``whole``: the form's readings, at
+    ``min_similarity`` or more): the box takes the best such reading, and the form keeps its
+    own. A domain that names "Search" in both attributes says both are there.
     """
-    if by_form is None or not domain.query_values(by_form.attribute):
+    if by_form is not None and not domain.query_values(by_form.attribute):
+        held = {a.attribute for a in assignments if a.primary}
+        filled = [e for e in whole if e.field == WHOLE_FORM and e.similarity >= min_similarity
+                  and e.attribute not in held and e.attribute != by_form.attribute
+                  and domain.query_values(e.attribute)]
+        best = max(filled, key=lambda e: e.similarity, default=None)
+        if best is None:
+            return list(assignments)
+        added = into_free_field(assignments, Assignment(field=WHOLE_FORM, attribute=best.attribute,
+                                                        confidence=best.similarity), form, domain, chooser)
+        return added
+    if by_form is None:
         return list(assignments)
     free = free_text(form)
-    if free is None or free.hidden or free.disabled:
+    # A box hidden in a form that shows is no box a person types in; in a hidden form (a
+    # closed panel) every box is hidden, and its one box is still where the query goes.
+    if free is None or (free.hidden and not form.hidden) or free.disabled:
         return list(assignments)
     if chooser is not None and free.name in (chooser.field, chooser.target):
         return list(assignments)

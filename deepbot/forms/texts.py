@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from deepbot.config.domain import Domain
 from deepbot.forms.lexicon import FORM_WORDS
 from deepbot.forms.models import (
+    FORM_EVIDENCE,
     Evidence,
     ExtractedForm,
     FieldLayout,
@@ -141,6 +142,9 @@ def name_words(name: str) -> str:
 _SEPARATORS = re.compile(r"\s*(?:/|\||&|\+|,|;|\bor\b|\band\b|\bou\b|\bo\b|\boder\b|\bи\b|\bили\b|"
                          r"\beller\b|\blub\b|\bnebo\b|\bvagy\b|\barba\b|\bveya\b|\btai\b)\s*",
                          re.IGNORECASE)
+
+
+PART = 0.99  # the weight of a compound label's part, against its whole's
 
 
 def parts(text: str) -> list[str]:
@@ -280,8 +284,10 @@ def field_texts(
             word = "confirm password"  # the last of two or more password fields repeats one
         out.append(FieldText(text=word, evidence=Evidence.TYPE, weight=params.type_weight))
     out += form_texts
-    # a compound label's parts are texts of the field too, trusted as the whole is
-    out += [t.model_copy(update={"text": p}) for t in list(out) for p in parts(t.text)]
+    # a compound label's parts are texts of the field too, trusted a hair less than the
+    # whole: an alias that says the whole ("Username or email") wins over one of a part
+    out += [t.model_copy(update={"text": p, "weight": PART * t.weight})
+            for t in list(out) for p in parts(t.text)]
     return _distinct(out)
 
 
@@ -386,8 +392,10 @@ def _phrases(texts: Sequence[FieldText], vocabulary: frozenset[str]) -> list[Fie
         for n in (1, 2, 3):
             for i in range(len(words) - n + 1):
                 if n < len(words) and (not vocabulary or any(_known(w, vocabulary) for w in words[i:i + n])):
-                    # a button's first words are what the form does ("Search the site")
-                    kind = Evidence.BUTTON if i == 0 and t.evidence == Evidence.BUTTON else Evidence.PHRASE
+                    # a button's first words are what the form does ("Search the site"); a
+                    # run of its one box's caption is still the box's words, not the form's
+                    kind = (Evidence.BUTTON if i == 0 and t.evidence == Evidence.BUTTON
+                            else Evidence.PHRASE if t.evidence in FORM_EVIDENCE else t.evidence)
                     out.append(FieldText(text=" ".join(words[i:i + n]), evidence=kind, weight=t.weight))
     return out
 

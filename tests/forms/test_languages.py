@@ -8,24 +8,18 @@ names the form, a consent checkbox labelled by a whole sentence."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from deepbot.config.domain import Domain, load_domain
-from deepbot.forms import analyze_page
+from deepbot.config.domain import Domain
 from deepbot.forms.textsim import SoftTfidf, tokens
-from fixtures.server import STATIC_ROOT, FixtureServer
-
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = STATIC_ROOT / "forms" / "languages"
-TRUTH: list[dict[str, Any]] = json.loads((FIXTURE / "truth.json").read_text(encoding="utf-8"))["forms"]
+from fixtures.server import FixtureServer
+from tests.forms.truthpage import check_page, domains_in
 
 
 def _english_domains() -> list[Domain]:
-    return [load_domain(p) for p in sorted((ROOT / "bench" / "plain_forms" / "domains").glob("*.yaml"))]
+    return domains_in("bench/plain_forms/domains")
 
 
 @pytest.mark.parametrize(("text", "english"), [
@@ -97,22 +91,7 @@ def test_aliases_that_read_alike_are_one_text_of_the_corpus() -> None:
 async def test_forms_in_other_languages_and_words_are_read_by_english_domains(
     site: FixtureServer, browser: Any,
 ) -> None:
-    page = await browser.new_page()
-    try:
-        await page.goto(site.url("/forms/languages/"))
-        analysis = await analyze_page(page, _english_domains())
-    finally:
-        await page.close()
-    forms = [f for f in analysis.forms if not f.virtual]
-    assert len(forms) == len(TRUTH)
-    for form, truth in zip(forms, TRUTH, strict=True):
-        best = form.best_domain
-        scores = {d.domain: d.score for d in form.domains}
-        assert best is not None and best.domain == truth["type"], (form.form_index, scores)
-        names = {f.name: f.html_name for f in form.fields}
-        found = {names[a.field]: a.attribute for a in best.assignments}
-        for field, attribute in truth["fields"].items():
-            assert found.get(field) == attribute, (form.form_index, field, found)
+    await check_page(site, browser, "languages", _english_domains())
 
 
 def test_a_stop_word_of_one_language_that_is_a_code_or_word_elsewhere_is_kept() -> None:

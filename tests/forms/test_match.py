@@ -115,6 +115,85 @@ def test_a_box_keeps_what_it_says_over_what_its_form_borrows_from_it() -> None:
     assert got == {("email", "purpose"), (WHOLE_FORM, "email")}
 
 
+SEARCH_TWICE = parse_domain(
+    """
+name: search
+threshold: 0.6
+attributes:
+  - {name: terms, aliases: [search, keywords], specificity: 0.5}
+  - {name: scope, aliases: [search in, category], specificity: 0.1}
+  - {name: button, aliases: [search, go], specificity: 0.6}
+queries:
+  - {terms: java}
+"""
+)
+
+
+def _said(field: str, attribute: str, sim: float, evidence: Evidence) -> SimilarityEntry:
+    return SimilarityEntry(field=field, attribute=attribute, sim1=sim, sim2=0.0, similarity=sim,
+                           text=f"{field} {attribute}", evidence=evidence)
+
+
+def test_equal_readings_go_to_what_each_attribute_is() -> None:
+    # "Search [____] [Search]", read by a domain whose box and button both say "search" (and
+    # "search in" reads "search" too): three readings alike for the box and for the form.
+    # The box takes what a query fills; the form the most telling of the rest.
+    from deepbot.forms.match import WHOLE_FORM
+
+    entries = [_said(f, a, 1.0, Evidence.LABEL if f else Evidence.BUTTON)
+               for f in ("s", WHOLE_FORM) for a in ("scope", "terms", "button")]
+    got = {(a.field, a.attribute) for a in assign_attributes(entries, MatchParams(), SEARCH_TWICE)}
+    assert got == {("s", "terms"), (WHOLE_FORM, "button")}
+    # a reading better by any margin still wins
+    entries[0] = _said("s", "scope", 1.0, Evidence.LABEL)
+    entries[1] = _said("s", "terms", 0.99, Evidence.LABEL)
+    got = {(a.field, a.attribute) for a in assign_attributes(entries, MatchParams(), SEARCH_TWICE)}
+    assert ("s", "scope") in got
+
+
+def test_the_one_box_takes_what_the_form_says_a_query_fills() -> None:
+    # "[____] [Search the portal]": the form holds the button's attribute, which no query
+    # fills; its words read "search" for the query too, so the box is where it is typed
+    from deepbot.forms.match import WHOLE_FORM, into_free_field
+
+    form = ExtractedForm(index=0, selector="f", action="", method="get", box=B,
+                         fields=(FormField(name="ppquery", html_name="ppquery", tag="input", type="text",
+                                           kind="unbounded", selector="#q", box=B),))
+    by_form = Assignment(field=WHOLE_FORM, attribute="button", confidence=0.9)
+    whole = [_said(WHOLE_FORM, "button", 0.9, Evidence.BUTTON),
+             _said(WHOLE_FORM, "terms", 0.9, Evidence.BUTTON)]
+    got = into_free_field([], by_form, form, SEARCH_TWICE, None, whole, 0.75)
+    assert [(a.field, a.attribute, a.confidence) for a in got] == [("ppquery", "terms", 0.9)]
+    assert relevance(got, SEARCH_TWICE, form_attribute=by_form).relevant  # 0.45 + 0.54 > 0.6
+    # under the cut, the form's words say nothing of the box
+    assert into_free_field([], by_form, form, SEARCH_TWICE, None, whole, 0.95) == []
+
+
+def test_a_compound_label_reads_as_its_parts_a_hair_below_its_whole() -> None:
+    # "Username or Email": an alias of the whole ("username or email") wins over one of a
+    # part ("username"), and each part still names the field ("Author / Editor" is an author)
+    from deepbot.forms.texts import PART, field_texts
+
+    field, layout = text_field("log", "Username or Email")
+    weights = {t.text: t.weight for t in field_texts(field, layout)}
+    assert weights == {"Username or Email": 1.0, "Username": PART, "Email": PART}
+    assert 0.95 < PART < 1.0
+
+
+def test_a_run_of_the_one_box_caption_stays_the_box_words() -> None:
+    # The form reads the runs of its texts; those of its one box's caption ("Username or
+    # Email") are the box's words, borrowed, not what the form says of itself ("Sign in")
+    from deepbot.forms.models import FieldText
+    from deepbot.forms.texts import _phrases
+
+    said = [FieldText(text="Username or Email", evidence=Evidence.LABEL),
+            FieldText(text="Sign in to your account", evidence=Evidence.BUTTON)]
+    runs = {(t.text, t.evidence) for t in _phrases(said, frozenset())}
+    assert ("username", Evidence.LABEL) in runs and ("username", Evidence.PHRASE) not in runs
+    # "Sign in" reads "login"
+    assert ("login", Evidence.BUTTON) in runs and ("account", Evidence.PHRASE) in runs
+
+
 def test_sim1_from_texts_and_name_words() -> None:
     fields = [
         text_field("t", "Book Title:"),

@@ -1,0 +1,21 @@
+"""Forms read by domain files written blind, from the docs alone (``bench/blind_forms``).
+
+Such a file may give two attributes one word ("search" for a search's box and for its
+button), and names a purpose in its writer's words. The analyzer must read common forms
+with it all the same: ties between equally good readings are settled by what each
+attribute is (``match.TIE``), the one box takes what the form's words say a query fills,
+and the caption of a form's one box stays the box's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fixtures.server import FixtureServer
+from tests.forms.truthpage import check_page, domains_in
+
+
+@pytest.mark.browser
+async def test_common_forms_are_read_by_domain_files_written_blind(site: FixtureServer, browser: Any) -> None:
+    await check_page(site, browser, "blind", domains_in("bench/blind_forms/domains"))
