@@ -79,7 +79,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     "question": ("pregunta", "frage", "domanda", "pergunta", "вопрос", "vraag", "spørgsmål", "fråga",
                  "pytanie", "kérdés", "dotaz"),
     "subject": ("assunto", "asunto", "sujet", "objet", "betreff", "oggetto", "тема", "emne", "ämne",
-                "onderwerp", "temat",
+                "onderwerp", "temat", "tema", "téma", "aihe",
                 "tárgy", "předmět", "subiect", "konu", "θέμα", "tiêu đề", "chủ đề", "perihal", "subjek",
                 "제목",
                 "الموضوع", "נושא", "หัวข้อ"),

@@ -273,6 +273,10 @@ def field_texts(
         words = name_words(raw)
         if words:
             out.append(FieldText(text=words, evidence=Evidence.NAME, weight=params.name_weight))
+        if words == "login" and f.kind == "unbounded":
+            # a box named "login" holds one: the name a person logs in with, not the act a
+            # button of that word does
+            out.append(FieldText(text="username", evidence=Evidence.NAME, weight=params.name_weight))
     if m.autocomplete and (words := autocomplete_words(m.autocomplete)):
         out.append(FieldText(text=words, evidence=Evidence.AUTOCOMPLETE, weight=params.autocomplete_weight))
     if f.tag == "textarea":

@@ -1,4 +1,4 @@
-"""Forms read by domain files written blind, from the docs alone (``bench/blind_forms``).
+"""Forms read by domain files written blind, from the docs alone (``bench/blind_forms/a``).
 
 Such a file may give two attributes one word ("search" for a search's box and for its
 button), and names a purpose in its writer's words. The analyzer must read common forms
@@ -18,4 +18,4 @@ from tests.forms.truthpage import check_page, domains_in
 
 @pytest.mark.browser
 async def test_common_forms_are_read_by_domain_files_written_blind(site: FixtureServer, browser: Any) -> None:
-    await check_page(site, browser, "blind", domains_in("bench/blind_forms/domains"))
+    await check_page(site, browser, "blind", domains_in("bench/blind_forms/a/domains"))

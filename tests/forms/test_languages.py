@@ -50,7 +50,7 @@ def _english_domains() -> list[Domain]:
     ("Parola chiave", "keywords"),
     # a recovery form's heading
     ("Восстановление пароля", "recover password"), ("Mot de passe perdu", "lost password"),
-    ("Zapomniałeś hasła?", "forgot password"), ("Passwort anfordern", "reset password"),
+    ("Zapomniałeś hasła?", "forgot password"), ("Tema", "subject"), ("Passwort anfordern", "reset password"),
     ("Glömt lösenordet?", "forgot password"),
     # read once more as English once its words are: "send new password" is a reset
     ("Send ny adgangskode", "reset password"), ("Bestil ny adgangskode", "reset password"),
