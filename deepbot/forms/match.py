@@ -278,6 +278,8 @@ def whole_form(
     own = np.array([t.evidence in FORM_EVIDENCE for t in whole])
     named = False
     entries = []
+    # What a typed attribute may not be read from, for the form as a whole: its identifiers,
+    # and its one box's caption (the box reads that itself).
     identifiers = np.array([t.evidence in (Evidence.FORM, Evidence.ACTION, Evidence.PHRASE)
                             or t.evidence not in FORM_EVIDENCE for t in whole])
     # What only a password box holds (a password, its confirmation) is no form's purpose: a
@@ -396,9 +398,8 @@ def into_free_field(assignments: Sequence[Assignment], by_form: Assignment | Non
         best = max(filled, key=lambda e: e.similarity, default=None)
         if best is None:
             return list(assignments)
-        added = into_free_field(assignments, Assignment(field=WHOLE_FORM, attribute=best.attribute,
-                                                        confidence=best.similarity), form, domain, chooser)
-        return added
+        return into_free_field(assignments, Assignment(field=WHOLE_FORM, attribute=best.attribute,
+                                                       confidence=best.similarity), form, domain, chooser)
     if by_form is None:
         return list(assignments)
     free = free_text(form)

@@ -167,6 +167,14 @@ def test_the_one_box_takes_what_the_form_says_a_query_fills() -> None:
     assert relevance(got, SEARCH_TWICE, form_attribute=by_form).relevant  # 0.45 + 0.54 > 0.6
     # under the cut, the form's words say nothing of the box
     assert into_free_field([], by_form, form, SEARCH_TWICE, None, whole, 0.95) == []
+    # a box hidden in a form that shows is no box a person types in; in a hidden form
+    # (a closed panel) every box is hidden, and the one box still takes the query
+    hidden_box = form.fields[0].model_copy(update={"hidden": True})
+    shown = form.model_copy(update={"fields": (hidden_box,)})
+    assert into_free_field([], by_form, shown, SEARCH_TWICE, None, whole, 0.75) == []
+    closed = shown.model_copy(update={"hidden": True})
+    typed = into_free_field([], by_form, closed, SEARCH_TWICE, None, whole, 0.75)
+    assert [a.field for a in typed] == ["ppquery"]
 
 
 def test_a_compound_label_reads_as_its_parts_a_hair_below_its_whole() -> None:
