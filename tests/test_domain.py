@@ -148,3 +148,13 @@ def test_one_attribute_refines_at_most() -> None:
         "d.yaml:11: attributes[2].refines: only one attribute refines (the first: category)"]
     one = parse_domain(text.replace("refines: true\n", "refines: false\n", 1), "d.yaml")
     assert [a.refines for a in one.attributes] == [None, False, True]  # None: not said
+
+
+def test_an_attribute_name_reads_as_the_words_a_page_says() -> None:
+    # the name counts as an alias: "sign_in" and "signIn" are "sign in", not "sign"
+    text = ("name: login\nthreshold: 0.5\nattributes:\n"
+            "  - {name: sign_in, aliases: [log in], specificity: 0.6}\n"
+            "  - {name: searchTerms, specificity: 0.5}\n  - {name: q, specificity: 0.5}\n")
+    domain = parse_domain(text)
+    assert [a.labels for a in domain.attributes] == [("sign in", "log in"), ("search Terms",), ("q",)]
+    assert domain.attribute("sign_in").name == "sign_in"  # queries and assignments keep the name

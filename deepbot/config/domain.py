@@ -18,6 +18,7 @@ The YAML shape is a public format::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,18 @@ class Attribute(_Frozen):
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """The texts describing the attribute: its name first, then its aliases, no repeats."""
-        seen: dict[str, None] = {self.name: None}
+        """The texts describing the attribute: its name first, as words (``sign_in`` and
+        ``signIn`` read "sign in", as a page says it), then its aliases, no repeats."""
+        seen: dict[str, None] = {_spoken(self.name): None}
         for alias in self.aliases:
             seen.setdefault(alias, None)
         return tuple(seen)
+
+
+def _spoken(name: str) -> str:
+    """An identifier's words: "_", "-" and a capital after a small letter part them."""
+    parted = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").replace("-", " ")
+    return " ".join(parted.split()) or name
 
 
 class Domain(_Frozen):
