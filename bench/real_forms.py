@@ -405,6 +405,61 @@ def print_report(fig: Figures) -> None:
           f"mean {ms['mean']}, max {ms['max']}")
 
 
+def load_set(folder: Path, map_path: Path) -> tuple[list[Domain], dict[str, Any]]:
+    """A folder's domain files and the map of annotation codes to them, checked against
+    each other; a mismatch ends the run with one line naming the map and what is wrong."""
+    mapping = yaml.safe_load(map_path.read_text(encoding="utf-8"))
+    domains = [load_domain(p) for p in sorted(folder.glob("*.yaml"))]
+    missing = set(mapping.get("types", {}).values()) - {d.name for d in domains}
+    if missing or not isinstance(mapping.get("fields", {}), dict):
+        sys.exit(f"real_forms: {map_path} names domains not in {folder}: {', '.join(sorted(missing))} "
+                 "(the map is {types: {code: domain name}, fields: {domain name: {field code: attribute}}})")
+    attributes = {d.name: {a.name for a in d.attributes} for d in domains}
+    for name, codes in mapping.get("fields", {}).items():
+        unknown = sorted(set(codes.values()) - attributes.get(name, set()))
+        if unknown:
+            sys.exit(f"real_forms: {map_path}: fields of {name}: {', '.join(unknown)} "
+                     f"{'are not its attributes' if name in attributes else '(no such domain)'}")
+    return domains, mapping
+
+
+def domain_sets() -> list[tuple[str, Path, Path]]:
+    """Every set of domain files of the repository: (name, folder, map)."""
+    sets = [("domains/forms", DOMAINS, MAP),
+            ("bench/plain_forms", ROOT / "bench" / "plain_forms" / "domains",
+             ROOT / "bench" / "plain_forms" / "map.yaml")]
+    for writer in sorted((ROOT / "bench" / "blind_forms").glob("*/map.yaml")):
+        sets.append((f"bench/blind_forms/{writer.parent.name}", writer.parent / "domains", writer))
+    return sets
+
+
+def _every_set(data: Path, pages: list[Page], args: argparse.Namespace) -> int:
+    """One line per set of domain files: accuracy, search F1, field → attribute P / R."""
+    rows = []
+    cache = args.extractions
+    for name, folder, map_path in domain_sets():
+        domains, mapping = load_set(folder, map_path)
+        if cache and cache.is_file():
+            results = analyze_cached(pages, domains, cache)
+        else:
+            results = asyncio.run(analyze_all(data, pages, domains, args.js, args.timeout))
+            if cache:
+                save_extractions(results, cache)
+        fig = as_json(score(results, mapping))
+        search = fig["types"].get("search", {})
+        rows.append({"set": name, "accuracy": fig["accuracy"], "search_f1": search.get("f1"),
+                     "field_attribute": fig["field_attribute"]})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'domain files':<24}{'accuracy':>9}{'search F1':>11}{'field P':>9}{'field R':>9}")
+    for r in rows:
+        fa = r["field_attribute"]
+        f1 = f"{r['search_f1']:.3f}" if r["search_f1"] is not None else "-"
+        print(f"{r['set']:<24}{r['accuracy']:>9.3f}{f1:>11}{fa['precision']:>9.3f}{fa['recall']:>9.3f}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", help="a folder with index.json and html/ (default: the installed wheel's)")
@@ -420,21 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--extractions", type=Path,
                     help="a JSON-lines file of the pages' extractions: written when missing, else read, "
                          "so only the analysis runs (delete it when the extraction changes)")
+    ap.add_argument("--sets", action="store_true",
+                    help="every set of domain files here (domains/forms, bench/plain_forms, "
+                         "bench/blind_forms/*), one line each; with --extractions, extracted once")
     args = ap.parse_args(argv)
     data = find_data(args.data)
-    mapping = yaml.safe_load(Path(args.map).read_text(encoding="utf-8"))
-    domains = [load_domain(p) for p in sorted(Path(args.domains).glob("*.yaml"))]
-    missing = set(mapping.get("types", {}).values()) - {d.name for d in domains}
-    if missing or not isinstance(mapping.get("fields", {}), dict):
-        sys.exit(f"real_forms: {args.map} names domains not in {args.domains}: {', '.join(sorted(missing))} "
-                 "(the map is {types: {code: domain name}, fields: {domain name: {field code: attribute}}})")
-    attributes = {d.name: {a.name for a in d.attributes} for d in domains}
-    for name, codes in mapping.get("fields", {}).items():
-        unknown = sorted(set(codes.values()) - attributes.get(name, set()))
-        if unknown:
-            sys.exit(f"real_forms: {args.map}: fields of {name}: {', '.join(unknown)} "
-                     f"{'are not its attributes' if name in attributes else '(no such domain)'}")
     pages = load_pages(data, args.split, args.limit, set(args.pages.split(",")) if args.pages else None)
+    if args.sets:
+        return _every_set(data, pages, args)
+    domains, mapping = load_set(Path(args.domains), Path(args.map))
     if args.extractions and args.extractions.is_file():
         results = analyze_cached(pages, domains, args.extractions)
     else:
