@@ -35,6 +35,7 @@ import importlib.util
 import json
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -436,19 +437,20 @@ def domain_sets() -> list[tuple[str, Path, Path]]:
 def _every_set(data: Path, pages: list[Page], args: argparse.Namespace) -> int:
     """One line per set of domain files: accuracy, search F1, field → attribute P / R."""
     rows = []
-    cache = args.extractions
-    for name, folder, map_path in domain_sets():
-        domains, mapping = load_set(folder, map_path)
-        if cache and cache.is_file():
-            results = analyze_cached(pages, domains, cache)
-        else:
-            results = asyncio.run(analyze_all(data, pages, domains, args.js, args.timeout))
-            if cache:
+    with tempfile.TemporaryDirectory() as scratch:
+        # The pages are extracted once, by the first set; every set is analysed from that.
+        cache = args.extractions or Path(scratch) / "extractions.jsonl"
+        for name, folder, map_path in domain_sets():
+            domains, mapping = load_set(folder, map_path)
+            if cache.is_file():
+                results = analyze_cached(pages, domains, cache)
+            else:
+                results = asyncio.run(analyze_all(data, pages, domains, args.js, args.timeout))
                 save_extractions(results, cache)
-        fig = as_json(score(results, mapping))
-        search = fig["types"].get("search", {})
-        rows.append({"set": name, "accuracy": fig["accuracy"], "search_f1": search.get("f1"),
-                     "field_attribute": fig["field_attribute"]})
+            fig = as_json(score(results, mapping))
+            search = fig["types"].get("search", {})
+            rows.append({"set": name, "accuracy": fig["accuracy"], "search_f1": search.get("f1"),
+                         "field_attribute": fig["field_attribute"]})
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -477,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "so only the analysis runs (delete it when the extraction changes)")
     ap.add_argument("--sets", action="store_true",
                     help="every set of domain files here (domains/forms, bench/plain_forms, "
-                         "bench/blind_forms/*), one line each; with --extractions, extracted once")
+                         "bench/blind_forms/*), one line each, the pages extracted once")
     args = ap.parse_args(argv)
     data = find_data(args.data)
     pages = load_pages(data, args.split, args.limit, set(args.pages.split(",")) if args.pages else None)
