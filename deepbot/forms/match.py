@@ -12,7 +12,7 @@ paper's rule: f2 best for a1 and a2, f1 also fits a1 → f1-a1 and f2-a2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -30,7 +30,7 @@ from deepbot.forms.models import (
     SimilarityEntry,
 )
 from deepbot.forms.texts import TYPE_WORDS, FormTexts, MatchParams, confirming, free_text, read_texts
-from deepbot.forms.textsim import SoftTfidf, tokens
+from deepbot.forms.textsim import FORM_VOCABULARY, SoftTfidf, tokens
 
 __all__ = [
     "WHOLE_FORM",
@@ -52,6 +52,9 @@ class _DomainSide:
     label_slices: tuple[slice, ...]
     values: tuple[str, ...]  # every attribute's query values
     value_slices: tuple[slice, ...]
+    # the words an alias needs a text to have, if any (see ``_needs``), and their rows
+    needs: tuple[str, ...]
+    need_rows: tuple[int, ...]
     # each alias's reading of what only a password box holds: "password", "confirm password"
     secrets: np.ndarray  # labels × 2
 
@@ -85,14 +88,48 @@ def _domain_side(domain_json: str) -> _DomainSide:
     flat_labels = tuple(s for g in labels for s in g)
     flat_values = tuple(v for g in values for v in g)
     scorer = SoftTfidf((*flat_labels, *flat_values, *BACKGROUND))
-    return _DomainSide(
-        scorer=scorer,
-        labels=flat_labels,
-        label_slices=_slices(labels),
-        values=flat_values,
-        value_slices=_slices(values),
-        secrets=_frozen(scorer.table(flat_labels, ["password", "confirm password"])),
-    )
+    slices = _slices(labels)
+    needs, need_rows = _needs(flat_labels, slices)
+    side = _DomainSide(scorer=scorer, labels=flat_labels, label_slices=slices, values=flat_values,
+                       value_slices=_slices(values), needs=needs, need_rows=need_rows,
+                       secrets=np.zeros((0, 2)))
+    # what only a password box holds is read as any text is: through the side itself
+    return replace(side, secrets=_frozen(_label_table(side, ["password", "confirm password"])))
+
+
+def _needs(labels: Sequence[str], slices: Sequence[slice]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """For each alias that holds a shorter alias of its attribute and more ("Search" in "Search
+    the forum"), the words a text must have one of to read as it: the shorter aliases' words
+    and its words of forms ("Sign up" in "Sign up for our newsletter"). Each alias's row in
+    the needs, or -1 when it needs nothing."""
+    words = [frozenset(tokens(label)) for label in labels]
+    needs: dict[str, int] = {}
+    rows: list[int] = []
+    for ls in slices:
+        for i in range(ls.start, ls.stop):
+            heads = [words[j] for j in range(ls.start, ls.stop) if words[j] and words[j] < words[i]]
+            need = frozenset().union(*heads) | (words[i] & FORM_VOCABULARY)
+            if not heads or need >= words[i]:
+                rows.append(-1)
+                continue
+            rows.append(needs.setdefault(" ".join(sorted(need)), len(needs)))
+    return tuple(needs), tuple(rows)
+
+
+def _label_table(side: _DomainSide, texts: Sequence[str]) -> np.ndarray:
+    """aliases × texts: SoftTFIDF, but an alias that extends a shorter one of its attribute
+    reads a text only when the text has a word it needs (``_needs``). The words it adds
+    qualify the shorter one; alone they name the site, not the field. The IDF learnt from
+    the domain's own aliases makes them weigh most, because the words the aliases share are
+    the common ones: "forum" alone read as "Search the forum" at 0.78, and "products" as
+    "Search products" at 0.92, though the attribute also says "Search"."""
+    table = side.scorer.table(side.labels, texts)
+    if side.needs and len(texts):
+        has = side.scorer.table(side.needs, texts) > 0
+        for i, row in enumerate(side.need_rows):
+            if row >= 0:
+                table[i] *= has[row]
+    return table
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -106,7 +143,7 @@ def alias_similarity(domain: Domain, texts: Sequence[str]) -> np.ndarray:
     side = _domain_side(domain.model_dump_json())
     out = np.zeros((len(domain.attributes), len(texts)))
     if texts:
-        table = side.scorer.table(side.labels, list(texts))
+        table = _label_table(side, list(texts))
         for i, ls in enumerate(side.label_slices):
             if ls.stop > ls.start:
                 out[i] = table[ls].max(axis=0)
@@ -131,7 +168,7 @@ def similarity_table(
     flat_texts = [t.text for t in flat]
     weights = np.array([t.weight for t in flat])
     # sim1 table: aliases × field texts (weighted); sim2 table: query values × field values
-    sims = side.scorer.table(side.labels, flat_texts) * weights[None, :] if flat_texts else None
+    sims = _label_table(side, flat_texts) * weights[None, :] if flat_texts else None
     flat_values = [v for group in values for v in group]
     vsims = side.scorer.table(side.values, flat_values) if side.values and flat_values else None
     text_slices, value_slices = _slices(texts), _slices(values)
@@ -207,7 +244,7 @@ def _agreed_names(flat: Sequence[FieldText], side: _DomainSide, weights: np.ndar
     if not named:
         return None
     words = sorted({w for _, ws in named for w in ws})
-    table = side.scorer.table(side.labels, words)
+    table = _label_table(side, words)
     column = {w: j for j, w in enumerate(words)}
     bests = [table[ls].max(axis=0) if ls.stop > ls.start else np.zeros(len(words))
              for ls in side.label_slices]
@@ -274,7 +311,7 @@ def whole_form(
         return [], False
     side = _domain_side(domain.model_dump_json())
     weights = np.array([t.weight for t in whole])
-    sims = side.scorer.table(side.labels, [t.text for t in whole]) * weights[None, :]
+    sims = _label_table(side, [t.text for t in whole]) * weights[None, :]
     own = np.array([t.evidence in FORM_EVIDENCE for t in whole])
     named = False
     entries = []

@@ -28,8 +28,8 @@ from rapidfuzz.distance import JaroWinkler
 
 from deepbot.forms.lexicon import FORM_WORDS
 
-__all__ = ["STOPWORDS", "THETA", "SoftTfidf", "fold", "in_english", "jaro_winkler", "normalize",
-           "sounds_alike", "tokens"]
+__all__ = ["FORM_VOCABULARY", "STOPWORDS", "THETA", "SoftTfidf", "fold", "in_english", "jaro_winkler",
+           "normalize", "sounds_alike", "tokens"]
 
 # The CLOSE threshold on the inner Jaro-Winkler similarity. Cohen et al. use 0.9, but
 # the paper wants "Published" and "Publisher" told apart (JW 0.956) while plurals
@@ -178,6 +178,12 @@ def glued(text: str) -> str:
 def normalize(text: str) -> str:
     """The normalised form of a text: its sorted significant words joined by spaces."""
     return " ".join(tokens(text))
+
+
+# The words of forms themselves, as texts read them: the lexicon's English words and the
+# phrasal verbs of accounts ("signup"). What a box or a form is, never a page's content.
+FORM_VOCABULARY = frozenset({w for word in FORM_WORDS for w in tokens(word)}
+                            | {verb + end for verb in ("log", "sign") for end in ("in", "on", "up", "out")})
 
 
 def sounds_alike(a: str, b: str) -> float:

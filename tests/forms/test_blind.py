@@ -19,3 +19,10 @@ from tests.forms.truthpage import check_page, domains_in
 @pytest.mark.browser
 async def test_common_forms_are_read_by_domain_files_written_blind(site: FixtureServer, browser: Any) -> None:
     await check_page(site, browser, "blind", domains_in("bench/blind_forms/a/domains"))
+
+
+@pytest.mark.browser
+async def test_a_qualifying_word_alone_is_not_its_alias(site: FixtureServer, browser: Any) -> None:
+    # bench/blind_forms/g says "Search the forum" and "Search products…": a forum's jump box
+    # and a product's basket must not read as a search, nor a newsletter beside "new products".
+    await check_page(site, browser, "qualified", domains_in("bench/blind_forms/g/domains"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deepbot.config.domain import parse_domain
-from deepbot.forms.match import assign_attributes, similarity_table
+from deepbot.forms.match import alias_similarity, assign_attributes, similarity_table
 from deepbot.forms.models import (
     Assignment,
     Box,
@@ -346,3 +346,40 @@ def test_a_checkbox_sentence_says_nothing_a_person_types() -> None:
     runs = {t.text for t in _sentence_runs([label], frozenset({"question", "subscription", "email"}))}
     assert "subscription" in runs
     assert not [r for r in runs if "question" in r or "email" in r]
+
+
+QUALIFIED = parse_domain(
+    """
+name: site search
+threshold: 0.45
+attributes:
+  - {name: query, aliases: [Search, Search the forum, Search products, Enter keywords], specificity: 0.6}
+  - {name: signup, aliases: [Newsletter, Sign up for our newsletter], specificity: 0.7}
+  - {name: terms, aliases: [Terms, I agree to the terms], specificity: 0.3}
+queries:
+  - {query: java}
+"""
+)
+
+
+def test_a_word_that_qualifies_a_shorter_alias_is_not_that_alias_alone() -> None:
+    # The domain's own IDF makes "forum" weigh most in "Search the forum": the aliases share
+    # "search". Alone, "forum" and "products" name the site, not a search.
+    texts = ["forum", "products", "Forum search", "Search", "Sign up", "agree"]
+    sims = dict(zip(texts, alias_similarity(QUALIFIED, texts).T, strict=True))
+    assert sims["forum"][0] == 0.0 and sims["products"][0] == 0.0
+    assert sims["Forum search"][0] == pytest.approx(1.0, abs=0.01) and sims["Search"][0] == 1.0
+    # a word of forms still reads: "Sign up" is half of "Sign up for our newsletter"
+    assert sims["Sign up"][1] > 0.3 and sims["agree"][2] > 0.5
+
+
+def test_a_box_named_with_a_word_of_forms_reads_the_alias_it_qualifies() -> None:
+    # "agree" is a word of forms: a box named "agree" is "I agree to the terms"; one
+    # captioned "forum" is no search.
+    field, layout = text_field("a", html_name="agree")
+    form = ExtractedForm(index=0, selector="s", action="", method="post", box=B, fields=(field,))
+    table = {(e.field, e.attribute): e.similarity for e in similarity_table(form, [layout], QUALIFIED)}
+    assert table[("a", "terms")] > 0.5
+    visual_field, visual = text_field("v", "forum")
+    form = ExtractedForm(index=0, selector="s", action="", method="post", box=B, fields=(visual_field,))
+    assert ("v", "query") not in {(e.field, e.attribute) for e in similarity_table(form, [visual], QUALIFIED)}
