@@ -125,6 +125,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
                        "buat akun", "hesap oluştur", "creează cont", "створити обліковий запис",
                        "tạo tài khoản", "계정 만들기", "إنشاء حساب", "צור חשבון"),
     "register": (
+        "registration",  # English nouns of purposes read as their verbs, as the others' do
         "registrieren", "inscription", "s'inscrire", "inscrivez-vous", "registrarse", "regístrate",
         "cadastrar", "cadastre-se", "cadastro", "registrati", "registrazione", "registreren", "registrer",
         "регистрация", "зарегистрироваться", "zarejestruj", "rejestracja", "regisztráció", "registruotis",
@@ -145,6 +146,7 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "logout": ("sign out", "sign-out", "signout", "log off", "log-off", "logoff", "sign off"),
     "forgot": (
+        "forgotten",
         "oublié", "oublie", "vergessen", "olvidé", "olvidaste", "olvidada", "esqueci", "esqueceu",
         "dimenticata", "dimenticato", "забыли", "elfelejtett", "elfelejtette", "zapomniałeś", "zapomenuté",
         "glemt", "vergeten", "glömt", "unohtunut", "忘れた", "忘れ", "忘记",
@@ -169,7 +171,8 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
                        "envoyez-moi un nouveau mot de passe", "recevoir un nouveau mot de passe"),
     "reset": ("zurücksetzen", "réinitialiser", "reinitialiser", "restablecer", "redefinir", "reimposta",
               "reimpostare", "сбросить", "nulstil", "resetten", "zresetuj", "再設定", "再発行", "重置"),
-    "recover": ("recuperar", "récupérer", "recuperer", "recupera", "recuperare", "wiederherstellen",
+    "recover": ("recovery",
+                "recuperar", "récupérer", "recuperer", "recupera", "recuperare", "wiederherstellen",
                 "восстановить", "восстановление", "récupération", "recuperation", "recuperação",
                 "recuperación", "recupero", "wiederherstellung", "odzyskiwanie", "gendan"),
     "remember": ("souvenir", "recordar", "recordarme", "lembrar", "lembrar-me", "ricordami",
@@ -189,7 +192,8 @@ FORM_WORDS: dict[str, tuple[str, ...]] = {
         "ține-mă minte", "zapamti me", "запам'ятати мене", "να με θυμάσαι", "ghi nhớ đăng nhập", "ingat saya",
         "로그인 상태 유지", "자동 로그인", "تذكرني", "זכור אותי", "จดจำฉัน",
     ),
-    "remind": ("ricorda", "rappel", "rappeler", "erinnern", "recordatorio", "lembrete", "напомнить",
+    "remind": ("reminder",
+               "ricorda", "rappel", "rappeler", "erinnern", "recordatorio", "lembrete", "напомнить",
                "priminti"),
     # an e-mail sign-up is a subscription to e-mails: a newsletter, whatever the site calls it
     "newsletter": ("email signup", "email sign up", "e-mail signup", "e-mail sign up",

@@ -59,6 +59,10 @@ def _english_domains() -> list[Domain]:
     ("Full name", "name"), ("ФИО", "name"), ("Namn", "name"), ("Förnamn", "first name"), ("Objet", "subject"),
     ("Telefonnummer", "phone"), ("Mobile number", "phone"), ("Site web", "website"), ("User ID", "username"),
     ("Commentaires", "comment"),
+    # the nouns of English purposes are their verbs, as the other languages' are
+    ("Password reminder", "remind password"), ("Ricorda password", "remind password"),
+    ("Password recovery", "recover password"), ("Forgotten password", "forgot password"),
+    ("Registration", "register"),
     # "here", as English drops it
     ("Hier suchen...", "search"), ("Rechercher ici", "search"), ("Искать здесь", "search"),
 ])
