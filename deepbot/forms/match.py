@@ -29,6 +29,7 @@ from deepbot.forms.models import (
     FieldText,
     SimilarityEntry,
 )
+from deepbot.forms.relevance import SILENT
 from deepbot.forms.texts import TYPE_WORDS, FormTexts, MatchParams, confirming, free_text, read_texts
 from deepbot.forms.textsim import FORM_VOCABULARY, SoftTfidf, tokens
 
@@ -328,7 +329,8 @@ def whole_form(
         block = sims[ls]
         if _typed(attribute.labels) and identifiers.any():
             block = np.where(identifiers[None, :], 0.0, block)
-        named = named or bool(own.any() and block[:, own].max() >= params.min_similarity)
+        named = named or bool(attribute.specificity >= SILENT and own.any()
+                              and block[:, own].max() >= params.min_similarity)
         li, ti = np.unravel_index(int(block.argmax()), block.shape)
         value = round(float(block[li, ti]), 4)
         if value > 0:

@@ -323,6 +323,9 @@ class DomainMatch(_Frozen):
     form_attribute: Assignment | None = None
     # The form's own words (button, action, heading, id, class) name one of its attributes.
     named_by_form: bool = False
+    # Attributes whose specificity says nothing of the domain (``SILENT``): they hold boxes,
+    # and words, of other kinds of form so that nothing else here takes them.
+    silent: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- results
@@ -397,14 +400,19 @@ class FormAnalysis(_Frozen):
                  if (f.kind == "unbounded" or f.values) and (self.hidden or not f.hidden)]
         # What the form says of itself (its button, heading, action) is one more thing to
         # explain, when a relevant domain reads it: "Register" beside an e-mail and a password.
-        said = any(d.relevant and d.form_attribute is not None for d in self.domains)
+        said = any(d.relevant and d.form_attribute is not None and d.form_attribute.attribute not in d.silent
+                   for d in self.domains)
         ranked = []
         for i, d in enumerate(self.domains):
             if not d.relevant:
                 continue
-            held = {a.field for a in d.assignments if a.primary} | ({d.chooser.field} if d.chooser else set())
+            # A box held by a silent attribute is one the domain says is another kind's: a
+            # login file's "confirm password" at specificity 0 does not make a sign-up a login.
+            held = ({a.field for a in d.assignments if a.primary and a.attribute not in d.silent}
+                    | ({d.chooser.field} if d.chooser else set()))
+            own = d.form_attribute is not None and d.form_attribute.attribute not in d.silent
             # a login form's "Log in" names the login domain's user even when a field holds it
-            explained = len(held & set(shown)) + (said and (d.form_attribute is not None or d.named_by_form))
+            explained = len(held & set(shown)) + (said and (own or d.named_by_form))
             items = len(shown) + said
             share = explained / items if items else 1.0
             times = d.score / d.threshold if d.threshold > 0 else float("inf")

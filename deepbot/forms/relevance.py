@@ -12,7 +12,12 @@ from collections.abc import Sequence
 from deepbot.config.domain import Domain
 from deepbot.forms.models import Assignment, Chooser, DomainMatch, SimilarityEntry
 
-__all__ = ["relevance", "score"]
+__all__ = ["SILENT", "relevance", "score"]
+
+# A specificity under this says a box tells nothing of the domain: less than a price field
+# (0.05), which appears in every kind of form. Users give such attributes to take in the
+# boxes of other kinds of form ("confirm password" in a login file).
+SILENT = 0.05
 
 
 def score(assignments: Sequence[Assignment], domain: Domain, chooser: Chooser | None = None,
@@ -48,4 +53,5 @@ def relevance(
         similarities=tuple(similarities),
         chooser=chooser,
         form_attribute=form_attribute,
+        silent=tuple(a.name for a in domain.attributes if a.specificity < SILENT),
     )

@@ -194,3 +194,29 @@ async def test_a_folded_or_waiting_filter_is_still_a_filter(page: Page, site: Fi
     assert "order" not in held
     filled = fill_steps(form, match, {"query": "leeds"})
     assert filled is not None and filled.values == {"where": "leeds"}
+
+
+def test_boxes_a_domain_holds_at_specificity_zero_do_not_make_the_form_its_kind() -> None:
+    # Two blind writers gave their login file attributes of specificity 0 for a sign-up's
+    # e-mail and "confirm password", so that no login attribute would take them. Counted as
+    # explained, they made the login explain every box of a sign-up, and its lower µ won.
+    from deepbot.config.domain import parse_domain
+    from deepbot.forms.models import Assignment, Box, FieldAnalysis
+    from deepbot.forms.relevance import relevance
+
+    login = parse_domain("name: login\nthreshold: 0.6\nattributes:\n"
+                         "  - {name: user, specificity: 0.3}\n  - {name: password, specificity: 0.6}\n"
+                         "  - {name: confirm, specificity: 0}\n  - {name: email, specificity: 0.01}\n")
+    signup = parse_domain("name: signup\nthreshold: 0.9\nattributes:\n"
+                          "  - {name: user, specificity: 0.2}\n  - {name: email, specificity: 0.2}\n"
+                          "  - {name: password, specificity: 0.3}\n  - {name: confirm, specificity: 0.5}\n")
+    boxes = {"u": "user", "e": "email", "p": "password", "p2": "confirm"}
+    held = [Assignment(field=f, attribute=a, confidence=1.0) for f, a in boxes.items()]
+    box = Box(x=0, y=0, width=100, height=20)
+    fields = tuple(FieldAnalysis(name=f, kind="unbounded", type="text", tag="input", selector=f"#{f}",
+                                 box=box) for f in boxes)
+    verdicts = (relevance(held, login), relevance(held, signup))
+    assert verdicts[0].relevant and verdicts[0].silent == ("confirm", "email")
+    form = FormAnalysis(form_index=0, selector="#f", action="", method="post", box=box, fields=fields,
+                        domains=verdicts)
+    assert form.best_domain is not None and form.best_domain.domain == "signup"
