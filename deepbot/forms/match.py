@@ -127,9 +127,9 @@ def _label_table(side: _DomainSide, texts: Sequence[str]) -> np.ndarray:
     table = side.scorer.table(side.labels, texts)
     if side.needs and len(texts):
         has = side.scorer.table(side.needs, texts) > 0
-        for i, row in enumerate(side.need_rows):
-            if row >= 0:
-                table[i] *= has[row]
+        rows = np.asarray(side.need_rows)
+        needing = np.flatnonzero(rows >= 0)
+        table[needing] *= has[rows[needing]]
     return table
 
 
