@@ -114,6 +114,11 @@ class Crawler:
         # Keys pushed to the frontier by this run: Obtain Links skips them without building
         # a route (the frontier would ignore them). Only a cache, so bounded by clearing.
         self._queued: set[str] = set()
+        # Priorities a policy raised links to before the page that found them was committed
+        # (another worker's page paid for their class-link while this one chose its
+        # children): the frontier cannot raise a route it does not hold yet, so they are
+        # applied when the route is pushed. Bounded as _queued is.
+        self._raised: dict[str, float] = {}
         self.discovery = Discovery(config.explore_after_form if config.domains else None)
         self.policy = LinkPolicy(topic=config.topic, threshold=config.topic_threshold, like=config.like)
         self.links = ObtainLinks(self.scope, config.depth, skipped=self.stats.skipped, known=self._queued,
@@ -423,12 +428,13 @@ class Crawler:
     def _commit(self, lease: Lease, outcome: _Outcome) -> Document | None:
         self.discovery.visited(lease.route, outcome.children)
         if outcome.children:
-            added = self.frontier.push(outcome.children)
+            children = [self._with_raise(child) for child in outcome.children]
+            added = self.frontier.push(children)
             if added:
                 self._wake.set()
             if len(self._queued) > _QUEUED_CACHE:
                 self._queued.clear()
-            self._queued.update(child.key for child in outcome.children)
+            self._queued.update(child.key for child in children)
         if outcome.forms:
             # After their queries are pushed: a kill between the two leaves the forms unknown,
             # so the route, leased again, analyses them again (their routes are deduped).
@@ -441,7 +447,19 @@ class Crawler:
         return outcome.document
 
     def _raise_links(self, urls: list[str], priority: float) -> None:
-        self.frontier.raise_priority((route_key(Via.LINK, url) for url in urls), priority)
+        keys = [route_key(Via.LINK, url) for url in urls]
+        self.frontier.raise_priority(keys, priority)
+        if len(self._raised) > _QUEUED_CACHE:
+            self._raised.clear()
+        for key in keys:
+            if key not in self._queued:  # not pushed yet, or long ago (then a no-op at push)
+                self._raised[key] = max(priority, self._raised.get(key, 0.0))
+
+    def _with_raise(self, child: Route) -> Route:
+        raised = self._raised.pop(child.key, None)
+        if raised is None or raised <= child.priority:
+            return child
+        return child.model_copy(update={"priority": raised})
 
     def _park(self, lease: Lease) -> None:
         """Leave the route of a host that refuses us, or logged us out, queued and untried

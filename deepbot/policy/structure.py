@@ -31,12 +31,13 @@ does:
   and when a target is found on it, and the page that led to it a hub, whatever they
   seemed when read (``found_under``): a year's programme lists sessions, and sessions
   list papers; their class-links are credited then, and their links raised;
-- a listing's next page is followed once the listing shows a target, and while its list
-  brings new links; a pager's link back to an earlier page waits (its first page's other
-  address would be fetched twice), and so does a link to a listing's first page met
-  before at its other address (``/tag/love/`` and ``/tag/love/page/1/``); a pager's next
-  page costs no depth, as in ``deepbot learn``'s mapping (a listing is walked to its end,
-  bounded by ``max_calendar_steps``);
+- a listing's next page is followed once the listing shows a target, and while its pages
+  bring new links (at least half of them, by Laplace's estimate: one page that repeats
+  what other listings gave first does not stop it); a pager's link back to an earlier
+  page waits (its first page's other address would be fetched twice), and so does a link
+  to a listing's first page met before at its other address (``/tag/love/`` and
+  ``/tag/love/page/1/``); a pager's next page costs no depth, as in ``deepbot learn``'s
+  mapping (a listing is walked to its end, bounded by ``max_calendar_steps``);
 - a target page is stored; any other page is only a way to them. A page whose links are
   few says little by its link collections (an author's page with a header and a footer
   is as like a login page as another author's): a page is a target only if its tag tree
@@ -206,6 +207,8 @@ class StructureModel:
         # but these brings nothing new (not kept by state(): a resumed crawl takes them as new).
         self._seen: set[str] = set()
         self._firsts: set[str] = set()  # first_page() of the links met that name a page 1
+        # A listing's next page → (the listing's pages read so far, how many brought new links)
+        self._listings: dict[str, tuple[int, int]] = {}
 
     def learn_sample(self, html: str) -> None:
         from deepbot.learn.rtdm import Classes, tree_of  # numpy: only for a structure crawl
@@ -350,6 +353,16 @@ class StructureModel:
         out = LinkRates({}, {}, [])
         lists_target = any(u in self.targets for urls in collections.values() for u in urls)
         lists_new = self._lists_new(collections)
+        # The listing this page is a page of: pages walked, and how many brought new links.
+        walked, gave = self._listings.get(canonical_url(page), (0, 0)) if page is not None else (0, 0)
+        # (A page that shows no known target yet is not counted against it: its yield is unknown.)
+        walked, gave = walked + 1, gave + (lists_new or not lists_target)
+        # One page that brings nothing new does not stop a listing that mostly did: which
+        # listing gives an author first depends on the order pages come back in (a tag's
+        # page read while the front listing's was slow), and a front listing may repeat
+        # the authors of its earlier pages on one page by chance. Laplace's estimate of
+        # its pages' yield, at least even.
+        productive = (gave + 1) / (walked + 2) >= 0.5
         for tags, urls in collections.items():
             key = f"{cluster} {tags}"
             known = self._links.get(key)
@@ -357,8 +370,10 @@ class StructureModel:
             holds_target = any(u in self.targets for u in urls)
             for url in urls:
                 ahead = page is not None and forward(page, url)
-                if (page is not None and backward(page, url)) or (ahead and lists_target and not lists_new):
-                    rate = WAITING  # a pager's way back; or on, from a page whose list brought nothing new
+                if ahead:
+                    self._listings[url] = (walked, gave)
+                if (page is not None and backward(page, url)) or (ahead and lists_target and not productive):
+                    rate = WAITING  # a pager's way back; or on, from a listing whose pages bring nothing new
                 elif self._other_address(url, out.rates):
                     rate = WAITING  # a listing's first page met at its other address (…/page/1/)
                 elif holds_target or (ahead and lists_target):
@@ -413,6 +428,7 @@ class StructureModel:
             "credited": sorted(self._credited),
             "probes": self._probes,
             "pagers": self._pagers,
+            "listings": self._listings,
         })
 
     def restore(self, state: str) -> bool:
@@ -429,6 +445,7 @@ class StructureModel:
         self._credited = set(data.get("credited", ()))
         self._probes = dict(data.get("probes", {}))
         self._pagers = {key: list(urls) for key, urls in data.get("pagers", {}).items()}
+        self._listings = {url: (counts[0], counts[1]) for url, counts in data.get("listings", {}).items()}
         return True
 
 

@@ -6,12 +6,14 @@ fixtures/sites/worldcup.py: 110 pages from six templates, 48 of them player page
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from deepbot.config import CrawlConfig
+from deepbot.content.postprocess import ProcessContext
 from deepbot.crawl.engine import Crawler
 from deepbot.errors import ConfigError
 from deepbot.frontier import SqliteRouteStore
@@ -63,6 +65,44 @@ async def test_pages_of_few_links_are_told_apart_by_their_tag_tree(tmp_path: Pat
     # their pagers stop (every tag's listing was walked to its end: 45 tag pages, 93 in all).
     assert len({path for path in fetched if "/tag/" in path}) <= 15, sorted(fetched)
     assert crawler.stats.fetched <= 80
+
+
+async def _authors(store: Path, *, options: dict[str, object] | None = None,
+                   processors: tuple[object, ...] = ()) -> set[str]:
+    with FixtureServer(options=options) as site:
+        config = CrawlConfig.model_validate({"like": site.url("/quotes/author/Ada-Austen"), "store": store,
+                                             "workers": 2, "depth": 8, "settle_timeout": 2.0})
+        async with Crawler(config, processors=processors) as crawler:  # type: ignore[arg-type]
+            return {doc.final_url.removeprefix(site.base_url) async for doc in crawler.run()}
+
+
+async def test_a_slow_page_of_the_listing_does_not_stop_it(tmp_path: Path) -> None:
+    # While the front listing's third page is slow to answer, the other worker reads the tags'
+    # pages, which give the authors of its next pages first. One page of the listing that
+    # brings nothing new must not end a listing whose pages mostly did (it did: 41 of 50).
+    stored = await _authors(tmp_path / "q", options={"quotes_slow": {"/quotes/page/3/": 2.0}})
+    assert stored == quotes.AUTHORS
+
+
+class _SlowToFinish:
+    """A page whose processing takes long after its links were rated (a form's analysis):
+    other pages are read, and what they teach the model, in the meantime."""
+
+    name = "slow to finish"
+
+    async def process(self, ctx: ProcessContext) -> ProcessContext:
+        if ctx.route.url.endswith("/quotes/page/2/"):
+            await asyncio.sleep(2.0)
+        return ctx
+
+
+async def test_links_raised_before_their_page_is_committed_keep_their_priority(tmp_path: Path) -> None:
+    # The second page's authors wait for their class-link's probes; a probe pays on another
+    # page while the second page is still being processed, and raises them before they are in
+    # the frontier. They are queued at the raised priority when the page commits (they were
+    # queued below the stop, and one author was never fetched).
+    stored = await _authors(tmp_path / "q", processors=(_SlowToFinish(),))
+    assert stored == quotes.AUTHORS
 
 
 async def _like(site: FixtureServer, sample: str, store: Path) -> set[str]:
