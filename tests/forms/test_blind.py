@@ -27,3 +27,10 @@ async def test_aliases_written_as_whole_phrases(site: FixtureServer, browser: An
     # and a product's basket must not read as a search, nor a newsletter beside "new products".
     # Its "Password reminder" reads the Italian "Ricorda password" ("reminder" is "remind").
     await check_page(site, browser, "phrases", domains_in("bench/blind_forms/g/domains"))
+
+
+@pytest.mark.browser
+async def test_sign_ups_that_a_login_file_explains_too(site: FixtureServer, browser: Any) -> None:
+    # bench/blind_forms/k's login file has an e-mail attribute and a lower µ than its sign-up
+    # file: a sign-up's boxes are all a login's, and only "Sign Up" or "Register" is not.
+    await check_page(site, browser, "signups", domains_in("bench/blind_forms/k/domains"))
