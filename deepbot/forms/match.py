@@ -188,7 +188,7 @@ def similarity_table(
     # the form's own words a field borrows (its one free field's): they never make it a secret
     borrowed = np.array([t.evidence in FORM_EVIDENCE for t in flat], dtype=bool)
     entries: list[SimilarityEntry] = []
-    for f, ts, vs in zip(form.fields, text_slices, value_slices, strict=True):
+    for n, (f, ts, vs) in enumerate(zip(form.fields, text_slices, value_slices, strict=True)):
         for attribute, ls, qs in zip(domain.attributes, side.label_slices, side.value_slices, strict=True):
             sim1, best = 0.0, None
             best_alias = ""
@@ -202,7 +202,7 @@ def similarity_table(
                 if ((hides and f.type != "password") or f.kind == "bounded") \
                         and secrets[0][ls].max() >= params.min_similarity:
                     block = np.zeros_like(block)
-                if f.type == "password" and secrets[int(f is repeat)][ls].max() < params.min_similarity:
+                if f.type == "password" and secrets[int(n in repeat)][ls].max() < params.min_similarity:
                     # a box that hides what is typed holds a secret: only an attribute its type
                     # reads as ("Password (forgot password?)" is no recovery form's purpose)
                     block = np.zeros_like(block)

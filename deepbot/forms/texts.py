@@ -233,11 +233,19 @@ def free_text(form: ExtractedForm) -> FormField | None:
     return free[0] if len(free) == 1 else None
 
 
-def confirming(form: ExtractedForm) -> FormField | None:
-    """The field that repeats a password: the last of two or more password fields (a
-    sign-up's "Repeat password", a change of password's "Confirm new password")."""
-    passwords = [f for f in form.fields if f.type == "password"]
-    return passwords[-1] if len(passwords) >= 2 else None
+def confirming(form: ExtractedForm) -> frozenset[int]:
+    """The positions of the fields that repeat a password: the last of each run of two or
+    more password fields one after the other (a sign-up's "Repeat password", a change of
+    password's "Confirm new password"); with no such run, the last of two password fields.
+    A sign-up that also asks for a partner's password and a card's security code (boxes
+    that hide what is typed, far from the password) repeats only the one beside it."""
+    shown = [i for i, f in enumerate(form.fields) if f.type != "hidden"]
+    secret = [form.fields[i].type == "password" for i in shown] + [False]
+    out = {i for k, i in enumerate(shown) if k and secret[k - 1] and secret[k] and not secret[k + 1]}
+    passwords = [i for i in shown if form.fields[i].type == "password"]
+    if not out and len(passwords) == 2:
+        out.add(passwords[-1])
+    return frozenset(out)
 
 
 def field_texts(
@@ -285,7 +293,7 @@ def field_texts(
     elif f.type in TYPE_WORDS:
         word = TYPE_WORDS[f.type]
         if f.type == "password" and confirms:
-            word = "confirm password"  # the last of two or more password fields repeats one
+            word = "confirm password"  # it repeats the password before it (confirming())
         out.append(FieldText(text=word, evidence=Evidence.TYPE, weight=params.type_weight))
     out += form_texts
     # a compound label's parts are texts of the field too, trusted a hair less than the
@@ -344,8 +352,8 @@ def read_texts(
         caption += [FieldText(text=t, evidence=e) for t, e in ((m.placeholder, Evidence.PLACEHOLDER),
                     (m.aria_label, Evidence.ARIA_LABEL), (m.title, Evidence.TITLE)) if t]
         whole = _distinct([*whole, *caption])
-    fields = [field_texts(f, lay, params, evidence if f is free else (), confirms=f is repeat)
-              for f, lay in zip(form.fields, layouts, strict=True)]
+    fields = [field_texts(f, lay, params, evidence if f is free else (), confirms=i in repeat)
+              for i, (f, lay) in enumerate(zip(form.fields, layouts, strict=True))]
     # A field's name often starts with its form's ("newsletter_email" in form#newsletter,
     # "login_username" in form.login, "searchQuery" posted to /search): that word names
     # the form, and the rest what the field holds.

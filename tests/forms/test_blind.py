@@ -33,4 +33,6 @@ async def test_aliases_written_as_whole_phrases(site: FixtureServer, browser: An
 async def test_sign_ups_that_a_login_file_explains_too(site: FixtureServer, browser: Any) -> None:
     # bench/blind_forms/k's login file has an e-mail attribute and a lower µ than its sign-up
     # file: a sign-up's boxes are all a login's, and only "Sign Up" or "Register" is not.
+    # One also asks for a card's security code, a box that hides what is typed: the box that
+    # repeats the password is the one after it, not the last such box.
     await check_page(site, browser, "signups", domains_in("bench/blind_forms/k/domains"))
