@@ -111,7 +111,8 @@ def analyze_form(
         chooser = find_chooser(form, layout.fields, domain, layout.cell[1], params.match)
         named = {n.attribute for n in chooser.attributes} if chooser else set()
         whole = [e for e in whole if e.attribute not in named]
-        paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match, domain)
+        paired = assign_attributes([*without_chooser(table, chooser), *whole], params.match, domain,
+                                   choices={f.name for f in form.fields if f.kind == "bounded"})
         by_form = next((a for a in paired if a.field == WHOLE_FORM), None)
         assignments = into_free_field([a for a in paired if a.field != WHOLE_FORM], by_form, form, domain,
                                       chooser, whole, params.match.min_similarity)

@@ -11,7 +11,7 @@ paper's rule: f2 best for a1 and a2, f1 also fits a1 → f1-a1 and f2-a2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -29,6 +29,7 @@ from deepbot.forms.models import (
     FieldText,
     SimilarityEntry,
 )
+from deepbot.forms.refine import refining
 from deepbot.forms.relevance import SILENT
 from deepbot.forms.texts import TYPE_WORDS, FormTexts, MatchParams, confirming, free_text, read_texts
 from deepbot.forms.textsim import FORM_VOCABULARY, SoftTfidf, tokens
@@ -358,7 +359,8 @@ TIE = 1e-4
 
 
 def assign_attributes(
-    entries: Sequence[SimilarityEntry], params: MatchParams = MatchParams(), domain: Domain | None = None
+    entries: Sequence[SimilarityEntry], params: MatchParams = MatchParams(), domain: Domain | None = None,
+    choices: Collection[str] = (),
 ) -> list[Assignment]:
     """The paper's assignment rule on the entries that reach ``min_similarity``.
 
@@ -367,7 +369,8 @@ def assign_attributes(
     field with an entry above the threshold is left unassigned, a field still without
     an attribute shares its best one (a price range's second box, the second of two
     "format" checkboxes): such an assignment is not ``primary`` and adds nothing to
-    the form's relevance, which counts each attribute once.
+    the form's relevance, which counts each attribute once. ``choices``: the names of the
+    form's choice boxes (lists, radio buttons, checkboxes), for ties (see TIE).
     """
     kept = [e for e in entries if e.similarity >= params.min_similarity]
     # A field's words read best as one attribute are not also a weaker reading of another
@@ -391,7 +394,7 @@ def assign_attributes(
                 if (e.field == WHOLE_FORM) != (e.evidence in FORM_EVIDENCE) and e.evidence is not None}
     tie = _ties(domain, attributes)
     matrix = [[1.0 - table[(f, a)] + 1e-6 * (f == WHOLE_FORM) + BORROWED * ((f, a) in borrowed)
-               - TIE * (tie[a][1] if f == WHOLE_FORM else tie[a][0])
+               - TIE * (tie[a][2] if f == WHOLE_FORM else tie[a][0] + tie[a][1] * (1 if f in choices else -1))
                if (f, a) in table else None for a in attributes] for f in fields]
     out = [
         Assignment(field=fields[r], attribute=attributes[c], confidence=table[(fields[r], attributes[c])])
@@ -406,12 +409,19 @@ def assign_attributes(
     return sorted(out, key=lambda a: order[a.field])
 
 
-def _ties(domain: Domain | None, attributes: Sequence[str]) -> dict[str, tuple[bool, float]]:
-    """Per attribute: whether the domain's queries fill it, and its specificity (see TIE)."""
+def _ties(domain: Domain | None, attributes: Sequence[str]) -> dict[str, tuple[float, float, float]]:
+    """Per attribute: how much a box prefers it, what being the refining attribute adds to
+    that (taken away for a box a person types in), and its specificity (see TIE). A box
+    prefers an attribute the domain's queries fill; a choice box the refining attribute,
+    which names the form's choice boxes, and a box a person types in that one least (a
+    file may have no queries: a search box named ``s`` reads "search" and "search in"
+    alike)."""
     if domain is None:
-        return {a: (False, 0.0) for a in attributes}
+        return {a: (0.0, 0.0, 0.0) for a in attributes}
     known = {a.name: a for a in domain.attributes}
-    return {a: (bool(domain.query_values(a)), known[a].specificity if a in known else 0.0)
+    refiner = refining(domain)
+    return {a: (float(bool(domain.query_values(a))), 0.5 * (a == refiner),
+                known[a].specificity if a in known else 0.0)
             for a in attributes}
 
 

@@ -36,3 +36,10 @@ async def test_sign_ups_that_a_login_file_explains_too(site: FixtureServer, brow
     # One also asks for a card's security code, a box that hides what is typed: the box that
     # repeats the password is the one after it, not the last such box.
     await check_page(site, browser, "signups", domains_in("bench/blind_forms/k/domains"))
+
+
+@pytest.mark.browser
+async def test_search_boxes_read_by_a_file_with_no_queries(site: FixtureServer, browser: Any) -> None:
+    # bench/blind_forms/l has no queries, and its category says "search in": a box named `s`
+    # reads "search" as both. The box a person types in takes the query, the list the category.
+    await check_page(site, browser, "noqueries", domains_in("bench/blind_forms/l/domains"))
